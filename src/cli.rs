@@ -1,0 +1,122 @@
+//! The command line (DESIGN §1) and the mapping of outcomes to exit codes.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, CommandFactory, Parser, Subcommand};
+
+use crate::commands;
+use crate::scaffold::Output;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "rsbuilder",
+    version,
+    about = "Scaffold and grow Kubernetes operators written with kube-rs"
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Run as if rsbuilder was started in DIR
+    #[arg(short = 'C', value_name = "DIR", global = true)]
+    pub dir: Option<PathBuf>,
+    /// Print the files that would change, with unified diffs, and write nothing
+    #[arg(long, global = true)]
+    pub dry_run: bool,
+    /// Print nothing but errors
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    /// Print the cause chain of errors
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create a new operator project in the current (empty) directory
+    #[command(
+        after_help = "Example:\n  mkdir guestbook && cd guestbook\n  rsbuilder init --domain example.com --owner \"Example Inc.\""
+    )]
+    Init(commands::init::InitArgs),
+    /// Print shell completions
+    #[command(
+        after_help = "Example:\n  rsbuilder completion bash > /etc/bash_completion.d/rsbuilder"
+    )]
+    Completion {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print rsbuilder's version and the versions of the crates it generates for
+    Version,
+}
+
+/// Context every command receives.
+pub struct Global {
+    pub dir: PathBuf,
+    pub dry_run: bool,
+    pub out: Output,
+}
+
+pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    let out = Output::detect(cli.global.quiet, cli.global.verbose);
+    match dispatch(cli, out) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            if out.verbose {
+                eprintln!("error: {e:#}");
+            } else {
+                eprintln!("error: {e}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn dispatch(cli: Cli, out: Output) -> anyhow::Result<()> {
+    let dir = match cli.global.dir {
+        Some(dir) if !dir.is_dir() => {
+            anyhow::bail!("-C {}: no such directory", dir.display())
+        }
+        Some(dir) => dir,
+        None => std::env::current_dir()?,
+    };
+    let global = Global {
+        dir,
+        dry_run: cli.global.dry_run,
+        out,
+    };
+    match cli.command {
+        Command::Init(args) => commands::init::run(&global, args),
+        Command::Completion { shell } => {
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "rsbuilder",
+                &mut std::io::stdout(),
+            );
+            Ok(())
+        }
+        Command::Version => {
+            commands::version::run();
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,7 @@
+//! rsbuilder: scaffold and grow kube-rs operators. See ARCHITECTURE.md for the map.
+
+pub mod cli;
+pub mod commands;
+pub mod names;
+pub mod project;
+pub mod scaffold;

@@ -1,0 +1,15 @@
+//! The scaffolding engine: commands describe what they want as a [`Plan`] (pure data),
+//! [`Plan::resolve`] turns it into concrete [`Change`]s against the current tree, and
+//! only [`Tree::apply`] writes — all files or none.
+
+mod markers;
+mod plan;
+mod render;
+mod report;
+mod tree;
+
+pub use markers::insert_before_marker;
+pub use plan::{Change, FileAction, Plan};
+pub use render::Renderer;
+pub use report::{Output, print_changes};
+pub use tree::{DiskTree, MemTree, Tree};

@@ -1,0 +1,211 @@
+//! What a command wants done, as data, and its resolution against the current tree.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+
+use super::{Tree, insert_before_marker};
+
+/// One intended change to one file. Paths are relative to the project root.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FileAction {
+    /// A scaffolded file: written once, then the user's. Existing files are an error
+    /// unless the plan is resolved with `force`.
+    Scaffold { path: PathBuf, contents: String },
+    /// A generated file: rsbuilder owns it and rewrites it whenever it differs.
+    Generate { path: PathBuf, contents: String },
+    /// A fragment inserted above a scaffold marker, skipped when already present.
+    Insert {
+        path: PathBuf,
+        marker: String,
+        fragment: String,
+    },
+}
+
+/// The ordered list of actions of one command. Planning does no IO.
+#[derive(Debug, Default)]
+pub struct Plan {
+    actions: Vec<FileAction>,
+}
+
+/// A resolved change: the file's current contents (if any) and what it becomes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    pub path: PathBuf,
+    pub old: Option<String>,
+    pub new: String,
+}
+
+impl Plan {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn scaffold(&mut self, path: impl Into<PathBuf>, contents: String) {
+        self.actions.push(FileAction::Scaffold {
+            path: path.into(),
+            contents,
+        });
+    }
+
+    pub fn generate(&mut self, path: impl Into<PathBuf>, contents: String) {
+        self.actions.push(FileAction::Generate {
+            path: path.into(),
+            contents,
+        });
+    }
+
+    pub fn insert(&mut self, path: impl Into<PathBuf>, marker: &str, fragment: impl Into<String>) {
+        self.actions.push(FileAction::Insert {
+            path: path.into(),
+            marker: marker.into(),
+            fragment: fragment.into(),
+        });
+    }
+
+    pub fn actions(&self) -> &[FileAction] {
+        &self.actions
+    }
+
+    /// Applies every action, in order, to an in-memory overlay of `tree` and returns the
+    /// files whose contents change, sorted by path. Any conflict fails the whole plan.
+    pub fn resolve(&self, tree: &dyn Tree, force: bool) -> Result<Vec<Change>> {
+        let mut overlay = Overlay {
+            tree,
+            files: BTreeMap::new(),
+        };
+        for action in &self.actions {
+            match action {
+                FileAction::Scaffold { path, contents } => {
+                    let existing = overlay.current(path)?;
+                    if existing.is_some_and(|old| old != *contents) && !force {
+                        bail!(
+                            "{} already exists; rsbuilder does not overwrite your files (use --force to replace it)",
+                            path.display()
+                        );
+                    }
+                    overlay.set(path, contents.clone())?;
+                }
+                FileAction::Generate { path, contents } => overlay.set(path, contents.clone())?,
+                FileAction::Insert {
+                    path,
+                    marker,
+                    fragment,
+                } => {
+                    let Some(text) = overlay.current(path)? else {
+                        bail!(
+                            "{} is missing; rsbuilder needs it to register new code",
+                            path.display()
+                        );
+                    };
+                    let inserted = insert_before_marker(&text, marker, fragment)
+                        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                    if let Some(new) = inserted {
+                        overlay.set(path, new)?;
+                    }
+                }
+            }
+        }
+        Ok(overlay
+            .files
+            .into_iter()
+            .filter(|(_, (old, new))| old.as_ref() != Some(new))
+            .map(|(path, (old, new))| Change { path, old, new })
+            .collect())
+    }
+}
+
+/// The tree as the plan has changed it so far: path -> (contents on disk, new contents).
+struct Overlay<'a> {
+    tree: &'a dyn Tree,
+    files: BTreeMap<PathBuf, (Option<String>, String)>,
+}
+
+impl Overlay<'_> {
+    fn current(&self, path: &Path) -> Result<Option<String>> {
+        match self.files.get(path) {
+            Some((_, new)) => Ok(Some(new.clone())),
+            None => self.tree.read(path),
+        }
+    }
+
+    fn set(&mut self, path: &Path, new: String) -> Result<()> {
+        let old = match self.files.remove(path) {
+            Some((old, _)) => old,
+            None => self.tree.read(path)?,
+        };
+        self.files.insert(path.to_path_buf(), (old, new));
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scaffold::MemTree;
+
+    fn tree(files: &[(&str, &str)]) -> MemTree {
+        MemTree::new(files.iter().map(|(p, c)| (PathBuf::from(p), c.to_string())))
+    }
+
+    #[test]
+    fn scaffold_refuses_existing_files_without_force() {
+        let t = tree(&[("a.rs", "mine")]);
+        let mut plan = Plan::new();
+        plan.scaffold("a.rs", "theirs".into());
+        let err = plan.resolve(&t, false).unwrap_err().to_string();
+        assert!(err.contains("a.rs already exists"), "{err}");
+        let changes = plan.resolve(&t, true).unwrap();
+        assert_eq!(
+            changes,
+            [Change {
+                path: "a.rs".into(),
+                old: Some("mine".into()),
+                new: "theirs".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn unchanged_files_drop_out_of_the_plan() {
+        let t = tree(&[("a.rs", "same"), ("m.rs", "x\n// +rsbuilder:scaffold:m\n")]);
+        let mut plan = Plan::new();
+        plan.scaffold("a.rs", "same".into());
+        plan.generate("b.yaml", "new".into());
+        plan.insert("m.rs", "m", "x");
+        let changes = plan.resolve(&t, false).unwrap();
+        assert_eq!(
+            changes,
+            [Change {
+                path: "b.yaml".into(),
+                old: None,
+                new: "new".into()
+            }]
+        );
+    }
+
+    #[test]
+    fn insertions_see_files_created_earlier_in_the_plan() {
+        let t = tree(&[]);
+        let mut plan = Plan::new();
+        plan.scaffold("k.yaml", "resources:\n# +rsbuilder:scaffold:r\n".into());
+        plan.insert("k.yaml", "r", "- a.yaml");
+        plan.insert("k.yaml", "r", "- b.yaml");
+        let changes = plan.resolve(&t, false).unwrap();
+        assert_eq!(changes.len(), 1);
+        assert_eq!(changes[0].old, None);
+        assert_eq!(
+            changes[0].new,
+            "resources:\n- a.yaml\n- b.yaml\n# +rsbuilder:scaffold:r\n"
+        );
+    }
+
+    #[test]
+    fn insertion_into_a_missing_file_fails() {
+        let mut plan = Plan::new();
+        plan.insert("src/lib.rs", "mods", "pub mod x;");
+        let err = plan.resolve(&tree(&[]), false).unwrap_err().to_string();
+        assert!(err.contains("src/lib.rs is missing"), "{err}");
+    }
+}

@@ -1,0 +1,106 @@
+//! What the user sees: the list of written files, or under `--dry-run` the plan with
+//! unified diffs. Colour only on a terminal and never under NO_COLOR.
+
+use std::io::{IsTerminal, Write};
+
+use similar::{ChangeTag, TextDiff};
+
+use super::Change;
+
+#[derive(Debug, Clone, Copy)]
+pub struct Output {
+    pub quiet: bool,
+    pub verbose: bool,
+    pub colour: bool,
+}
+
+impl Output {
+    pub fn detect(quiet: bool, verbose: bool) -> Self {
+        let colour = std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal();
+        Self {
+            quiet,
+            verbose,
+            colour,
+        }
+    }
+
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.colour {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+
+    /// A line of progress, silenced by `-q`.
+    pub fn say(&self, line: &str) {
+        if !self.quiet {
+            println!("{line}");
+        }
+    }
+}
+
+/// Prints one line per changed file; with `dry_run`, also the unified diff of each.
+pub fn print_changes(out: &Output, changes: &[Change], dry_run: bool) {
+    if changes.is_empty() {
+        out.say("nothing to do: every file is already up to date");
+        return;
+    }
+    let mut stdout = std::io::stdout().lock();
+    for change in changes {
+        let (verb, code) = if change.old.is_none() {
+            ("create", "32")
+        } else {
+            ("update", "33")
+        };
+        let verb = if dry_run {
+            format!("would {verb}")
+        } else {
+            verb.to_string()
+        };
+        if !out.quiet || dry_run {
+            let _ = writeln!(
+                stdout,
+                "{} {}",
+                out.paint(code, &verb),
+                change.path.display()
+            );
+        }
+        if dry_run {
+            let _ = write!(stdout, "{}", unified_diff(out, change));
+        }
+    }
+}
+
+fn unified_diff(out: &Output, change: &Change) -> String {
+    let old = change.old.as_deref().unwrap_or("");
+    let path = change.path.display().to_string();
+    let from = if change.old.is_some() {
+        format!("a/{path}")
+    } else {
+        "/dev/null".into()
+    };
+    let diff = TextDiff::from_lines(old, &change.new);
+    let mut text = format!("--- {from}\n+++ b/{path}\n");
+    for hunk in diff.unified_diff().iter_hunks() {
+        text.push_str(&out.paint("36", &hunk.header().to_string()));
+        text.push('\n');
+        for op in hunk.iter_changes() {
+            let (sign, code) = match op.tag() {
+                ChangeTag::Delete => ("-", "31"),
+                ChangeTag::Insert => ("+", "32"),
+                ChangeTag::Equal => (" ", ""),
+            };
+            let mut line = format!("{sign}{}", op.value());
+            if op.missing_newline() {
+                line.push_str("\n\\ No newline at end of file\n");
+            }
+            text.push_str(&if code.is_empty() {
+                line
+            } else {
+                out.paint(code, &line)
+            });
+        }
+    }
+    text
+}

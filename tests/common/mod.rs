@@ -1,0 +1,147 @@
+//! Helpers shared by the integration tests: run the real binary, snapshot trees.
+#![allow(dead_code)] // each test binary uses a different subset
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs rsbuilder in `dir` with `args`, colour off.
+pub fn rsbuilder(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rsbuilder"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("rsbuilder runs")
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Asserts success and returns stdout.
+#[track_caller]
+pub fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "rsbuilder failed: {}\n{}",
+        stderr(out),
+        stdout(out)
+    );
+    stdout(out)
+}
+
+/// Asserts failure with `code` and returns stderr.
+#[track_caller]
+pub fn fails(out: &Output, code: i32) -> String {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stdout: {}\nstderr: {}",
+        stdout(out),
+        stderr(out)
+    );
+    stderr(out)
+}
+
+/// Every file and directory under `root` (relative path -> bytes; `None` for directories).
+pub fn snapshot(root: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).expect("readable directory") {
+            let path = entry.expect("readable entry").path();
+            let rel = path.strip_prefix(root).expect("below root").to_path_buf();
+            if path.is_dir() {
+                out.insert(rel, None);
+                stack.push(path);
+            } else {
+                out.insert(rel, Some(fs::read(&path).expect("readable file")));
+            }
+        }
+    }
+    out
+}
+
+/// Splits one line of a `.cmd` file into arguments: whitespace-separated words, with
+/// double quotes grouping words. Enough for the documented command sequences.
+pub fn split_args(line: &str) -> Vec<String> {
+    let mut args = Vec::new();
+    let mut current = String::new();
+    let mut quoted = false;
+    let mut started = false;
+    for c in line.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                started = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if started {
+                    args.push(std::mem::take(&mut current));
+                    started = false;
+                }
+            }
+            c => {
+                current.push(c);
+                started = true;
+            }
+        }
+    }
+    if started {
+        args.push(current);
+    }
+    args
+}
+
+/// The documented command sequence of a golden project: `testdata/<name>.cmd`, one
+/// `rsbuilder ...` invocation per line, `#` comments and blank lines ignored.
+pub fn golden_commands(name: &str) -> Vec<Vec<String>> {
+    let path = repo_root().join("testdata").join(format!("{name}.cmd"));
+    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let mut args = split_args(l);
+            assert_eq!(
+                args.first().map(String::as_str),
+                Some("rsbuilder"),
+                "{}: {l}",
+                path.display()
+            );
+            args.remove(0);
+            args
+        })
+        .collect()
+}
+
+/// Names of the golden projects: every `testdata/<name>.cmd`.
+pub fn golden_projects() -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(repo_root().join("testdata"))
+        .expect("testdata exists")
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            name.strip_suffix(".cmd").map(str::to_string)
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// Replays a golden project's commands into `dir` (which must exist, and be empty).
+pub fn scaffold_golden(name: &str, dir: &Path) {
+    for args in golden_commands(name) {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        ok(&rsbuilder(dir, &args));
+    }
+}
