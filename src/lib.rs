@@ -2,6 +2,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod crd;
 pub mod names;
 pub mod project;
 pub mod scaffold;

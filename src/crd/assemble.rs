@@ -1,0 +1,431 @@
+//! From `#[derive(CustomResource)]` structs to `CustomResourceDefinition`s: the root object
+//! kube-derive generates, the transform pipeline, the CRD exactly as the generated
+//! `crd()` builds it, and `merge_crds` over the versions of each group/kind.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceColumnDefinition, CustomResourceDefinition, CustomResourceDefinitionNames,
+    CustomResourceDefinitionSpec, CustomResourceDefinitionVersion, CustomResourceSubresourceScale,
+    CustomResourceSubresourceStatus, CustomResourceSubresources, CustomResourceValidation,
+    JSONSchemaProps, SelectableField,
+};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use proc_macro2::Span;
+use schemars::{Schema, json_schema};
+
+use super::attrs::kube::{KubeAttrs, SchemaMode};
+use super::attrs::{Unsupported, span_of};
+use super::diagnostics::Diagnostic;
+use super::model::{Index, ItemRef, TypeItem, derives};
+use super::schema::{Builder, Ctx, add_common, add_post};
+use super::transforms;
+use super::typeops::{Op, Slot, apply, with_slot};
+use crate::names::version_priority;
+
+/// One `#[derive(CustomResource)]` struct and its `#[kube]` attributes.
+pub struct Resource<'a> {
+    pub item: ItemRef<'a>,
+    pub kube: KubeAttrs,
+}
+
+/// Finds every `#[derive(CustomResource)]` struct; malformed `#[kube]` attributes become
+/// diagnostics.
+pub fn find_resources<'a>(index: &Index<'a>, diags: &mut Vec<Diagnostic>) -> Vec<Resource<'a>> {
+    let mut out = Vec::new();
+    for (module, m) in &index.modules {
+        for item in m.types.values() {
+            let TypeItem::Struct(s) = item else { continue };
+            if !derives(&s.attrs, "CustomResource") {
+                continue;
+            }
+            let path = index.path_of(m.file);
+            match super::attrs::kube::read(&s.attrs, s.ident.span()) {
+                Ok(kube) => out.push(Resource {
+                    item: ItemRef {
+                        module: module.clone(),
+                        item: *item,
+                        file: m.file,
+                    },
+                    kube,
+                }),
+                Err(e) => diags.push(Diagnostic::at(
+                    path,
+                    e.span(),
+                    format!("invalid #[kube] attribute: {e}"),
+                )),
+            }
+        }
+    }
+    out
+}
+
+/// kube-derive's plural rule (`to_plural` in custom_resource/mod.rs).
+pub fn to_plural(word: &str) -> String {
+    if word.ends_with('s')
+        || word.ends_with('x')
+        || word.ends_with('z')
+        || word.ends_with("ch")
+        || word.ends_with("sh")
+    {
+        return format!("{word}es");
+    }
+    if word.ends_with('y')
+        && let Some(c) = word.chars().nth(word.len().wrapping_sub(2))
+        && !matches!(c, 'a' | 'e' | 'i' | 'o' | 'u')
+    {
+        let mut chars = word.chars();
+        chars.next_back();
+        return format!("{}ies", chars.as_str());
+    }
+    format!("{word}s")
+}
+
+impl Resource<'_> {
+    pub fn singular(&self) -> String {
+        self.kube
+            .singular
+            .clone()
+            .unwrap_or_else(|| self.kube.kind.to_ascii_lowercase())
+    }
+
+    pub fn plural(&self) -> String {
+        self.kube
+            .plural
+            .clone()
+            .unwrap_or_else(|| to_plural(&self.singular()))
+    }
+
+    fn ctx(&self) -> Ctx {
+        Ctx {
+            module: self.item.module.clone(),
+            file: self.item.file,
+        }
+    }
+}
+
+/// The CRD `Kind::crd()` returns for one resource, or `None` after reporting diagnostics.
+pub fn crd_for(
+    index: &Index<'_>,
+    r: &Resource<'_>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<CustomResourceDefinition> {
+    let k = &r.kube;
+    let ctx = r.ctx();
+    let path = index.path_of(r.item.file);
+    let ident = r.item.item.ident();
+    let root_name = k.root.clone().unwrap_or_else(|| k.kind.clone());
+    if *ident == root_name {
+        diags.push(Diagnostic::at(path, ident.span(), "#[derive(CustomResource)] `kind = \"...\"` must not equal the struct name (this is generated)"));
+        return None;
+    }
+    if !k.unsupported.is_empty() {
+        for u in &k.unsupported {
+            diags.push(Diagnostic::not_static(path, u.span, &u.what, &u.why));
+        }
+        return None;
+    }
+    let schema = match k.schema {
+        SchemaMode::Disabled => None,
+        SchemaMode::Manual => {
+            diags.push(Diagnostic::not_static(
+                path,
+                k.span,
+                "`#[kube(schema = \"manual\")]`",
+                "the schema is set by user code",
+            ));
+            return None;
+        }
+        SchemaMode::Derived => {
+            let mut b = Builder::new(index, transforms::generator());
+            let schema = root_schema(&mut b, &ctx, r, &root_name);
+            diags.append(&mut b.diags);
+            let mut schema = schema?;
+            if !b.generator.definitions().is_empty() {
+                diags.push(Diagnostic::not_static(
+                    path,
+                    ident.span(),
+                    format!("`{ident}`"),
+                    "a type needs a `$ref` definition (recursive Kubernetes type)",
+                ));
+                return None;
+            }
+            if let Err(msg) = transforms::apply(&mut b.generator, &mut schema) {
+                diags.push(Diagnostic::at(
+                    path,
+                    ident.span(),
+                    format!("kube-derive rejects the schema of `{root_name}`: {msg}"),
+                ));
+                return None;
+            }
+            match serde_json::from_value::<JSONSchemaProps>(schema.to_value()) {
+                Ok(props) => Some(props),
+                Err(e) => {
+                    diags.push(Diagnostic::at(
+                        path,
+                        ident.span(),
+                        format!("the schema of `{root_name}` is not a valid JSONSchemaProps: {e}"),
+                    ));
+                    return None;
+                }
+            }
+        }
+    };
+    Some(build_crd(r, schema))
+}
+
+/// The root struct kube-derive generates (`Kind { metadata, spec, status }`, camelCase,
+/// `metadata` skipped), built like schemars' derive builds it, plus `into_root_schema_for`'s
+/// title.
+fn root_schema<'a>(
+    b: &mut Builder<'_, 'a>,
+    ctx: &Ctx,
+    r: &Resource<'a>,
+    root_name: &str,
+) -> Option<Schema> {
+    let k = &r.kube;
+    let spec = b.item_schema(&r.item);
+    let mut schema = json_schema!({"type": "object"});
+    let spec = spec?;
+    if k.no_spec {
+        let g = &mut b.generator;
+        let flat = with_slot(spec, || apply::<Slot>(Op::Flatten { required: false }, g));
+        schemars::_private::flatten(&mut schema, flat);
+    } else {
+        schemars::_private::insert_object_property(&mut schema, "spec", false, spec);
+    }
+    if let Some(status) = &k.status {
+        let ty: syn::Type = syn::parse_quote!(Option<#status>);
+        let resolver = super::resolve::Resolver { index: b.index };
+        let shape = match resolver.resolve(&ctx.module, &ty) {
+            Ok(s) => s,
+            Err(mut u) => {
+                // The span of a synthesized type is meaningless: point at the attribute.
+                u.span = span_of(status);
+                if u.span.start().line == 0 {
+                    u.span = k.span;
+                }
+                b.refuse(ctx, u);
+                return None;
+            }
+        };
+        let s = b.shape_schema(&shape, Op::Subschema)?;
+        // `#[serde(skip_serializing_if = "Option::is_none")]` without a default: optional as an `Option`.
+        schemars::_private::insert_object_property(&mut schema, "status", true, s);
+    }
+    let doc = k.doc.clone().unwrap_or_else(|| {
+        format!(
+            " Auto-generated derived type for {} via `CustomResource`",
+            r.item.item.ident()
+        )
+    });
+    let common = super::attrs::schemars::Common {
+        doc: Some(doc.strip_prefix(' ').map(str::to_string).unwrap_or(doc)),
+        ..Default::default()
+    };
+    add_common(&mut schema, &common);
+    add_post(&mut schema, &common);
+    for rule in &k.validations {
+        if let Err(e) = kube_core::validate(&mut schema, rule.clone()) {
+            b.error(ctx, k.span, format!("invalid CEL rule: {e}"));
+        }
+    }
+    schema
+        .ensure_object()
+        .entry("title")
+        .or_insert_with(|| root_name.into());
+    Some(schema)
+}
+
+fn opt<T>(v: Vec<T>) -> Option<Vec<T>> {
+    (!v.is_empty()).then_some(v)
+}
+
+fn build_crd(r: &Resource<'_>, schema: Option<JSONSchemaProps>) -> CustomResourceDefinition {
+    let k = &r.kube;
+    let plural = r.plural();
+    let kv = |pairs: &[(String, String)]| {
+        (!pairs.is_empty()).then(|| pairs.iter().cloned().collect::<BTreeMap<_, _>>())
+    };
+    let printer_columns = opt(k
+        .printcolumns
+        .iter()
+        .map(|p| CustomResourceColumnDefinition {
+            description: p.description.clone(),
+            format: p.format.clone(),
+            json_path: p.json_path.clone(),
+            name: p.name.clone(),
+            priority: p.priority,
+            type_: p.type_.clone(),
+        })
+        .collect());
+    let scale = k.scale.as_ref().map(|s| CustomResourceSubresourceScale {
+        label_selector_path: s.label_selector_path.clone(),
+        spec_replicas_path: s.spec_replicas_path.clone(),
+        status_replicas_path: s.status_replicas_path.clone(),
+    });
+    // kube-derive only emits subresources (and so `scale`) when there is a status.
+    let subresources = k.status.is_some().then(|| CustomResourceSubresources {
+        scale,
+        status: Some(CustomResourceSubresourceStatus(serde_json::json!({}))),
+    });
+    let (deprecated, deprecation_warning) = match &k.deprecated {
+        None => (None, None),
+        Some(w) => (Some(true), w.clone()),
+    };
+    CustomResourceDefinition {
+        metadata: ObjectMeta {
+            annotations: kv(&k.annotations),
+            labels: kv(&k.labels),
+            name: Some(format!("{plural}.{}", k.group)),
+            ..Default::default()
+        },
+        spec: CustomResourceDefinitionSpec {
+            group: k.group.clone(),
+            names: CustomResourceDefinitionNames {
+                categories: opt(k.categories.clone()),
+                kind: k.kind.clone(),
+                plural,
+                short_names: opt(k.shortnames.clone()),
+                singular: Some(r.singular()),
+                ..Default::default()
+            },
+            scope: if k.namespaced {
+                "Namespaced"
+            } else {
+                "Cluster"
+            }
+            .into(),
+            versions: vec![CustomResourceDefinitionVersion {
+                additional_printer_columns: printer_columns,
+                deprecated,
+                deprecation_warning,
+                name: k.version.clone(),
+                schema: Some(CustomResourceValidation {
+                    open_api_v3_schema: schema,
+                }),
+                selectable_fields: opt(k
+                    .selectable
+                    .iter()
+                    .map(|p| SelectableField {
+                        json_path: p.clone(),
+                    })
+                    .collect()),
+                served: k.served,
+                storage: k.storage,
+                subresources,
+            }],
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+/// One version of a kind, ready to merge.
+pub struct Built {
+    pub crd: CustomResourceDefinition,
+    pub path: std::path::PathBuf,
+    pub span: Span,
+    pub storage_span: Span,
+}
+
+/// Merges the versions of each group/kind like
+/// `merge_crds(vec![versions in ascending Kubernetes order], storage_version)`.
+pub fn merge(built: Vec<Built>, diags: &mut Vec<Diagnostic>) -> Vec<CustomResourceDefinition> {
+    let mut groups: BTreeMap<(String, String), Vec<Built>> = BTreeMap::new();
+    for b in built {
+        groups
+            .entry((b.crd.spec.group.clone(), b.crd.spec.names.kind.clone()))
+            .or_default()
+            .push(b);
+    }
+    let mut out = Vec::new();
+    for ((group, kind), mut versions) in groups {
+        let mut ok = true;
+        for v in &versions {
+            let name = &v.crd.spec.versions[0].name;
+            if version_priority(name).is_none() {
+                diags.push(Diagnostic::at(&v.path, v.span, format!("invalid version {name:?} of {kind}.{group}: it must look like v1, v2beta1 or v1alpha2")));
+                ok = false;
+            }
+        }
+        if !ok {
+            continue;
+        }
+        versions.sort_by_key(|v| version_priority(&v.crd.spec.versions[0].name));
+        for pair in versions.windows(2) {
+            if pair[0].crd.spec.versions[0].name == pair[1].crd.spec.versions[0].name {
+                let name = &pair[1].crd.spec.versions[0].name;
+                diags.push(Diagnostic::at(
+                    &pair[1].path,
+                    pair[1].span,
+                    format!("{kind}.{group} version {name} is defined twice"),
+                ));
+                ok = false;
+            }
+        }
+        let storage: Vec<&Built> = versions
+            .iter()
+            .filter(|v| v.crd.spec.versions[0].storage)
+            .collect();
+        match storage.as_slice() {
+            [_] => {}
+            [] => {
+                let first = &versions[0];
+                diags.push(Diagnostic::at(&first.path, first.span, format!(
+                    "{kind}.{group} has no storage version: exactly one version must not have `#[kube(storage = false)]`"
+                )));
+                ok = false;
+            }
+            many => {
+                let names: Vec<&str> = many
+                    .iter()
+                    .map(|v| v.crd.spec.versions[0].name.as_str())
+                    .collect();
+                for v in many {
+                    diags.push(Diagnostic::at(&v.path, v.storage_span, format!(
+                        "{kind}.{group} has {} storage versions ({}): mark all but one with `#[kube(storage = false)]`",
+                        many.len(),
+                        names.join(", ")
+                    )));
+                }
+                ok = false;
+            }
+        }
+        if !ok {
+            continue;
+        }
+        let storage_name = storage[0].crd.spec.versions[0].name.clone();
+        let first = (versions[0].path.clone(), versions[0].span);
+        let crds: Vec<CustomResourceDefinition> = versions.into_iter().map(|v| v.crd).collect();
+        match kube_core::crd::v1::merge_crds(crds, &storage_name) {
+            Ok(crd) => out.push(crd),
+            Err(e) => diags.push(Diagnostic::at(
+                &first.0,
+                first.1,
+                format!("the versions of {kind}.{group} cannot be merged: {e}"),
+            )),
+        }
+    }
+    out
+}
+
+/// Kept for diagnostics about a resource as a whole.
+pub fn refuse(path: &std::path::Path, u: Unsupported) -> Diagnostic {
+    Diagnostic::not_static(path, u.span, u.what, u.why)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::to_plural;
+
+    #[test]
+    fn plurals_follow_kube_derive() {
+        assert_eq!(to_plural("policy"), "policies");
+        assert_eq!(to_plural("gateway"), "gateways");
+        assert_eq!(to_plural("box"), "boxes");
+        assert_eq!(to_plural("match"), "matches");
+        assert_eq!(to_plural("widget"), "widgets");
+        assert_eq!(to_plural("y"), "ys");
+    }
+}

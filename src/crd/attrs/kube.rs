@@ -1,0 +1,503 @@
+//! `#[kube(...)]` on a `#[derive(CustomResource)]` struct and `#[x_kube(...)]`
+//! (`KubeSchema`), read into typed values with the same defaults kube-derive 5 applies.
+
+use proc_macro2::Span;
+use syn::meta::ParseNestedMeta;
+use syn::{Attribute, Expr, ExprCall, ExprLit, ExprMethodCall, ExprPath, ExprTuple, Lit, LitStr};
+
+use kube_core::cel::MergeStrategy;
+use kube_core::{ListMerge, MapMerge, Message, Reason, Rule, StructMerge};
+
+use super::serde::skip_value;
+use super::{Unsupported, lit_bool, lit_str, span_of};
+
+/// A printer column (`printcolumn(...)` or its JSON string form).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrintColumn {
+    pub description: Option<String>,
+    pub format: Option<String>,
+    pub json_path: String,
+    pub name: String,
+    pub priority: Option<i32>,
+    #[serde(rename = "type")]
+    pub type_: String,
+}
+
+/// The scale subresource (`scale(...)` or its JSON string form).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Scale {
+    pub label_selector_path: Option<String>,
+    pub spec_replicas_path: String,
+    pub status_replicas_path: String,
+}
+
+/// `schema = "..."`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SchemaMode {
+    #[default]
+    Derived,
+    Manual,
+    Disabled,
+}
+
+/// Everything `#[kube(...)]` says, with kube-derive's defaults applied.
+#[derive(Debug, Clone)]
+pub struct KubeAttrs {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub doc: Option<String>,
+    pub root: Option<String>,
+    pub plural: Option<String>,
+    pub singular: Option<String>,
+    pub namespaced: bool,
+    pub no_spec: bool,
+    pub schema: SchemaMode,
+    pub status: Option<syn::Path>,
+    pub categories: Vec<String>,
+    pub shortnames: Vec<String>,
+    pub printcolumns: Vec<PrintColumn>,
+    pub selectable: Vec<String>,
+    pub scale: Option<Scale>,
+    pub annotations: Vec<(String, String)>,
+    pub labels: Vec<(String, String)>,
+    pub validations: Vec<Rule>,
+    pub storage: bool,
+    pub served: bool,
+    /// `None`: not deprecated; `Some(None)`: deprecated; `Some(Some(w))`: with a warning.
+    pub deprecated: Option<Option<String>>,
+    pub span: Span,
+    pub storage_span: Span,
+    pub unsupported: Vec<Unsupported>,
+}
+
+/// `#[x_kube(...)]` on a field or a `KubeSchema` struct.
+#[derive(Debug, Clone, Default)]
+pub struct XKube {
+    pub validations: Vec<Rule>,
+    pub merge_strategy: Option<MergeStrategy>,
+    pub unsupported: Vec<Unsupported>,
+}
+
+impl XKube {
+    pub fn is_empty(&self) -> bool {
+        self.validations.is_empty() && self.merge_strategy.is_none()
+    }
+}
+
+/// Reads every `#[kube(...)]` attribute of a struct. `span` locates the derive for errors
+/// about missing keys.
+pub fn read(attrs: &[Attribute], span: Span) -> syn::Result<KubeAttrs> {
+    let mut group = None;
+    let mut version = None;
+    let mut kind = None;
+    let mut a = KubeAttrs {
+        group: String::new(),
+        version: String::new(),
+        kind: String::new(),
+        doc: None,
+        root: None,
+        plural: None,
+        singular: None,
+        namespaced: false,
+        no_spec: false,
+        schema: SchemaMode::Derived,
+        status: None,
+        categories: Vec::new(),
+        shortnames: Vec::new(),
+        printcolumns: Vec::new(),
+        selectable: Vec::new(),
+        scale: None,
+        annotations: Vec::new(),
+        labels: Vec::new(),
+        validations: Vec::new(),
+        storage: true,
+        served: true,
+        deprecated: None,
+        span,
+        storage_span: span,
+        unsupported: Vec::new(),
+    };
+    for attr in attrs.iter().filter(|at| at.path().is_ident("kube")) {
+        attr.parse_nested_meta(|m| {
+            let name = m.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+            match name.as_str() {
+                "group" => group = Some(value_str(&m)?),
+                "version" => version = Some(value_str(&m)?),
+                "kind" => kind = Some(value_str(&m)?),
+                "doc" => a.doc = Some(value_str(&m)?),
+                "root" => a.root = Some(value_str(&m)?),
+                "plural" => a.plural = Some(value_str(&m)?),
+                "singular" => a.singular = Some(value_str(&m)?),
+                "namespaced" => a.namespaced = flag(&m)?,
+                "no_spec" => a.no_spec = flag(&m)?,
+                "cel" => {
+                    flag(&m)?;
+                }
+                "storage" => {
+                    a.storage_span = span_of(&m.path);
+                    a.storage = flag(&m)?;
+                }
+                "served" => a.served = flag(&m)?,
+                "schema" => {
+                    let v = value_str(&m)?;
+                    a.schema = match v.as_str() {
+                        "derived" => SchemaMode::Derived,
+                        "manual" => SchemaMode::Manual,
+                        "disabled" => SchemaMode::Disabled,
+                        other => return Err(m.error(format!(
+                            "unknown schema mode {other:?}: expected \"derived\", \"manual\" or \"disabled\""
+                        ))),
+                    };
+                }
+                "status" => {
+                    let lit: LitStr = m.value()?.parse()?;
+                    a.status = Some(lit.parse()?);
+                }
+                "category" => a.categories.push(value_str(&m)?),
+                "shortname" => a.shortnames.push(value_str(&m)?),
+                "selectable" => a.selectable.push(value_str(&m)?),
+                "annotation" => a.annotations.push(key_value(&m)?),
+                "label" => a.labels.push(key_value(&m)?),
+                "printcolumn" => a.printcolumns.push(printcolumn(&m)?),
+                "scale" => a.scale = Some(scale(&m)?),
+                "deprecated" => {
+                    a.deprecated = Some(if m.input.peek(syn::Token![=]) { Some(value_str(&m)?) } else { None });
+                }
+                "validation" => {
+                    let expr: Expr = m.value()?.parse()?;
+                    match rule(&expr) {
+                        Some(r) => a.validations.push(r),
+                        None => a.unsupported.push(cel_unsupported(&expr)),
+                    }
+                }
+                // Root-struct plumbing that does not reach the CRD.
+                "derive" | "attr" | "crates" => skip_value(&m)?,
+                other => return Err(m.error(format!("unknown #[kube] attribute `{other}`"))),
+            }
+            Ok(())
+        })?;
+    }
+    a.group =
+        group.ok_or_else(|| syn::Error::new(span, "#[kube(...)] is missing `group = \"...\"`"))?;
+    a.version = version
+        .ok_or_else(|| syn::Error::new(span, "#[kube(...)] is missing `version = \"...\"`"))?;
+    a.kind =
+        kind.ok_or_else(|| syn::Error::new(span, "#[kube(...)] is missing `kind = \"...\"`"))?;
+    Ok(a)
+}
+
+/// Reads `#[x_kube(...)]` attributes (field or struct level).
+pub fn read_x_kube(attrs: &[Attribute]) -> syn::Result<XKube> {
+    let mut x = XKube::default();
+    for attr in attrs.iter().filter(|at| at.path().is_ident("x_kube")) {
+        attr.parse_nested_meta(|m| {
+            let name = m.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+            match name.as_str() {
+                "validation" => {
+                    let expr: Expr = m.value()?.parse()?;
+                    match rule(&expr) {
+                        Some(r) => x.validations.push(r),
+                        None => x.unsupported.push(cel_unsupported(&expr)),
+                    }
+                }
+                "merge_strategy" => {
+                    let expr: Expr = m.value()?.parse()?;
+                    match merge_strategy(&expr) {
+                        Some(s) => x.merge_strategy = Some(s),
+                        None => x.unsupported.push(Unsupported::new(
+                            span_of(&expr),
+                            "this `merge_strategy` expression",
+                            "only `ListMerge::…`, `MapMerge::…` and `StructMerge::…` values with literal keys are understood",
+                        )),
+                    }
+                }
+                "cel" => {
+                    flag(&m)?;
+                }
+                "crates" => skip_value(&m)?,
+                other => return Err(m.error(format!("unknown #[x_kube] attribute `{other}`"))),
+            }
+            Ok(())
+        })?;
+    }
+    Ok(x)
+}
+
+fn cel_unsupported(expr: &Expr) -> Unsupported {
+    Unsupported::new(
+        span_of(expr),
+        "this CEL `validation` expression",
+        "only string literals, (rule, message) tuples and `Rule::new(..)` chains with literal arguments are understood",
+    )
+}
+
+fn value_str(m: &ParseNestedMeta<'_>) -> syn::Result<String> {
+    let expr: Expr = m.value()?.parse()?;
+    lit_str(&expr)
+}
+
+/// darling's bool: a bare flag or `= true/false`.
+fn flag(m: &ParseNestedMeta<'_>) -> syn::Result<bool> {
+    if m.input.peek(syn::Token![=]) {
+        let expr: Expr = m.value()?.parse()?;
+        lit_bool(&expr)
+    } else {
+        Ok(true)
+    }
+}
+
+fn key_value(m: &ParseNestedMeta<'_>) -> syn::Result<(String, String)> {
+    let content;
+    syn::parenthesized!(content in m.input);
+    let k: LitStr = content.parse()?;
+    content.parse::<syn::Token![,]>()?;
+    let v: LitStr = content.parse()?;
+    Ok((k.value(), v.value()))
+}
+
+fn printcolumn(m: &ParseNestedMeta<'_>) -> syn::Result<PrintColumn> {
+    if m.input.peek(syn::Token![=]) {
+        let lit: LitStr = m.value()?.parse()?;
+        return serde_json::from_str(&lit.value())
+            .map_err(|e| syn::Error::new(lit.span(), e.to_string()));
+    }
+    let mut map = serde_json::Map::new();
+    m.parse_nested_meta(|inner| {
+        let key = inner
+            .path
+            .get_ident()
+            .map(|i| i.to_string())
+            .unwrap_or_default();
+        let expr: Expr = inner.value()?.parse()?;
+        let value = match (&key[..], &expr) {
+            ("priority", _) => super::lit_number(&expr)
+                .ok_or_else(|| syn::Error::new_spanned(&expr, "expected an integer"))?,
+            _ => serde_json::Value::from(lit_str(&expr)?),
+        };
+        let key = match key.as_str() {
+            "json_path" => "jsonPath".to_string(),
+            "type_" => "type".to_string(),
+            "description" | "format" | "name" | "priority" => key,
+            other => return Err(inner.error(format!("unknown printcolumn field `{other}`"))),
+        };
+        map.insert(key, value);
+        Ok(())
+    })?;
+    serde_json::from_value(serde_json::Value::Object(map)).map_err(|e| m.error(e.to_string()))
+}
+
+fn scale(m: &ParseNestedMeta<'_>) -> syn::Result<Scale> {
+    if m.input.peek(syn::Token![=]) {
+        let lit: LitStr = m.value()?.parse()?;
+        return serde_json::from_str(&lit.value())
+            .map_err(|e| syn::Error::new(lit.span(), e.to_string()));
+    }
+    let mut map = serde_json::Map::new();
+    m.parse_nested_meta(|inner| {
+        let key = match inner
+            .path
+            .get_ident()
+            .map(|i| i.to_string())
+            .unwrap_or_default()
+            .as_str()
+        {
+            "label_selector_path" => "labelSelectorPath",
+            "spec_replicas_path" => "specReplicasPath",
+            "status_replicas_path" => "statusReplicasPath",
+            other => return Err(inner.error(format!("unknown scale field `{other}`"))),
+        };
+        map.insert(key.into(), value_str(&inner)?.into());
+        Ok(())
+    })?;
+    serde_json::from_value(serde_json::Value::Object(map)).map_err(|e| m.error(e.to_string()))
+}
+
+/// A CEL rule written as kube-derive accepts it: `"rule"`, `("rule", "message")`, or
+/// `Rule::new("rule")` followed by `.message(..)`, `.reason(..)`, `.field_path(..)`,
+/// `.optional_old_self(..)` with literal arguments.
+pub fn rule(expr: &Expr) -> Option<Rule> {
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Some(Rule::new(s.value())),
+        Expr::Tuple(ExprTuple { elems, .. }) if elems.len() == 2 => {
+            let rule = lit_str(&elems[0]).ok()?;
+            let msg = lit_str(&elems[1]).ok()?;
+            Some(Rule::new(rule).message(msg.as_str()))
+        }
+        Expr::Call(ExprCall { func, args, .. })
+            if path_ends(func, &["Rule", "new"]) && args.len() == 1 =>
+        {
+            Some(Rule::new(string_expr(&args[0])?))
+        }
+        Expr::MethodCall(ExprMethodCall {
+            receiver,
+            method,
+            args,
+            ..
+        }) if args.len() == 1 => {
+            let base = rule(receiver)?;
+            let arg = &args[0];
+            match method.to_string().as_str() {
+                "message" => Some(base.message(message(arg)?)),
+                "reason" => Some(base.reason(reason(arg)?)),
+                "field_path" => Some(base.field_path(string_expr(arg)?)),
+                "optional_old_self" => Some(base.optional_old_self(lit_bool(arg).ok()?)),
+                _ => None,
+            }
+        }
+        Expr::Paren(p) => rule(&p.expr),
+        Expr::Group(g) => rule(&g.expr),
+        _ => None,
+    }
+}
+
+fn message(expr: &Expr) -> Option<Message> {
+    if let Some(s) = string_expr(expr) {
+        return Some(Message::Message(s));
+    }
+    let Expr::Call(ExprCall { func, args, .. }) = expr else {
+        return None;
+    };
+    let text = string_expr(args.first()?)?;
+    if path_ends(func, &["Message", "Expression"]) {
+        Some(Message::Expression(text))
+    } else if path_ends(func, &["Message", "Message"]) {
+        Some(Message::Message(text))
+    } else {
+        None
+    }
+}
+
+fn reason(expr: &Expr) -> Option<Reason> {
+    let Expr::Path(ExprPath { path, .. }) = expr else {
+        return None;
+    };
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    if segs.len() >= 2 && segs[segs.len() - 2] != "Reason" {
+        return None;
+    }
+    match segs.last()?.as_str() {
+        "FieldValueInvalid" => Some(Reason::FieldValueInvalid),
+        "FieldValueForbidden" => Some(Reason::FieldValueForbidden),
+        "FieldValueRequired" => Some(Reason::FieldValueRequired),
+        "FieldValueDuplicate" => Some(Reason::FieldValueDuplicate),
+        _ => None,
+    }
+}
+
+fn merge_strategy(expr: &Expr) -> Option<MergeStrategy> {
+    match expr {
+        Expr::Path(ExprPath { path, .. }) => {
+            let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let [.., ty, variant] = segs.as_slice() else {
+                return None;
+            };
+            match (ty.as_str(), variant.as_str()) {
+                ("ListMerge", "Atomic") => Some(ListMerge::Atomic.into()),
+                ("ListMerge", "Set") => Some(ListMerge::Set.into()),
+                ("MapMerge", "Atomic") => Some(MapMerge::Atomic.into()),
+                ("MapMerge", "Granular") => Some(MapMerge::Granular.into()),
+                ("StructMerge", "Atomic") => Some(StructMerge::Atomic.into()),
+                ("StructMerge", "Granular") => Some(StructMerge::Granular.into()),
+                _ => None,
+            }
+        }
+        Expr::Call(ExprCall { func, args, .. })
+            if path_ends(func, &["ListMerge", "Map"]) && args.len() == 1 =>
+        {
+            Some(ListMerge::Map(string_vec(&args[0])?).into())
+        }
+        _ => None,
+    }
+}
+
+/// `vec!["a".into(), "b".to_string(), String::from("c")]`
+fn string_vec(expr: &Expr) -> Option<Vec<String>> {
+    let Expr::Macro(m) = expr else { return None };
+    if !m.mac.path.is_ident("vec") {
+        return None;
+    }
+    let items = m
+        .mac
+        .parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+        .ok()?;
+    items.iter().map(string_expr).collect()
+}
+
+/// A string literal, possibly through `.into()`, `.to_string()`, `.to_owned()` or `String::from`.
+pub fn string_expr(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Some(s.value()),
+        Expr::MethodCall(ExprMethodCall {
+            receiver,
+            method,
+            args,
+            ..
+        }) if args.is_empty()
+            && ["into", "to_string", "to_owned"].contains(&method.to_string().as_str()) =>
+        {
+            match &**receiver {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(s), ..
+                }) => Some(s.value()),
+                _ => None,
+            }
+        }
+        Expr::Call(ExprCall { func, args, .. })
+            if path_ends(func, &["String", "from"]) && args.len() == 1 =>
+        {
+            lit_str(&args[0]).ok()
+        }
+        _ => None,
+    }
+}
+
+fn path_ends(func: &Expr, want: &[&str]) -> bool {
+    let Expr::Path(ExprPath { path, .. }) = func else {
+        return false;
+    };
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    segs.len() >= want.len()
+        && segs[segs.len() - want.len()..]
+            .iter()
+            .zip(want)
+            .all(|(a, b)| a == b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_kube_attrs_with_defaults() {
+        let s: syn::ItemStruct = syn::parse_quote! {
+            #[kube(group = "a.io", version = "v1", kind = "Foo", namespaced, shortname = "f",
+                   printcolumn(name = "Age", type_ = "date", json_path = ".metadata.creationTimestamp"),
+                   scale = r#"{"specReplicasPath":".spec.r","statusReplicasPath":".status.r"}"#,
+                   deprecated = "old", storage = false, validation = Rule::new("true").message("m"))]
+            struct FooSpec {}
+        };
+        let a = read(&s.attrs, Span::call_site()).unwrap();
+        assert_eq!((a.group.as_str(), a.kind.as_str()), ("a.io", "Foo"));
+        assert!(a.namespaced && a.served && !a.storage);
+        assert_eq!(a.printcolumns[0].type_, "date");
+        assert_eq!(a.scale.unwrap().spec_replicas_path, ".spec.r");
+        assert_eq!(a.deprecated, Some(Some("old".into())));
+        assert_eq!(a.validations.len(), 1);
+    }
+
+    #[test]
+    fn missing_kind_is_an_error() {
+        let s: syn::ItemStruct = syn::parse_quote! {
+            #[kube(group = "a.io", version = "v1")]
+            struct FooSpec {}
+        };
+        assert!(read(&s.attrs, Span::call_site()).is_err());
+    }
+}

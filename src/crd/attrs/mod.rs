@@ -1,0 +1,176 @@
+//! Typed values read from `#[kube]`, `#[x_kube]`, `#[serde]`, `#[schemars]` and doc
+//! attributes. Reading only: nothing here knows about schemas (controller-tools' markers
+//! split). Values that cannot be known statically are kept as [`Unsupported`] so the schema
+//! builder can refuse them at their span.
+
+pub mod kube;
+pub mod schemars;
+pub mod serde;
+
+use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+use serde_json::Value;
+use syn::{Attribute, Expr, ExprLit, Lit, UnOp};
+
+/// An attribute item that static generation does not reproduce.
+#[derive(Debug, Clone)]
+pub struct Unsupported {
+    pub what: String,
+    pub why: String,
+    pub span: Span,
+}
+
+impl Unsupported {
+    pub fn new(span: Span, what: impl Into<String>, why: impl Into<String>) -> Self {
+        Self {
+            what: what.into(),
+            why: why.into(),
+            span,
+        }
+    }
+}
+
+/// A string literal, or an error at the expression.
+pub fn lit_str(expr: &Expr) -> syn::Result<String> {
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => Ok(s.value()),
+        Expr::Group(g) => lit_str(&g.expr),
+        other => Err(syn::Error::new_spanned(other, "expected a string literal")),
+    }
+}
+
+/// A boolean literal.
+pub fn lit_bool(expr: &Expr) -> syn::Result<bool> {
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Bool(b), ..
+        }) => Ok(b.value),
+        other => Err(syn::Error::new_spanned(other, "expected `true` or `false`")),
+    }
+}
+
+/// A literal number (optionally negated) as JSON, the way `impl Into<Value>` would see
+/// an untyped Rust literal: integers as i32 unless suffixed or too large, floats as f64.
+pub fn lit_number(expr: &Expr) -> Option<Value> {
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(i), ..
+        }) => int_value(i.base10_digits(), i.suffix(), false),
+        Expr::Lit(ExprLit {
+            lit: Lit::Float(f), ..
+        }) => float_value(f.base10_digits(), f.suffix(), false),
+        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => match &*u.expr {
+            Expr::Lit(ExprLit {
+                lit: Lit::Int(i), ..
+            }) => int_value(i.base10_digits(), i.suffix(), true),
+            Expr::Lit(ExprLit {
+                lit: Lit::Float(f), ..
+            }) => float_value(f.base10_digits(), f.suffix(), true),
+            _ => None,
+        },
+        Expr::Group(g) => lit_number(&g.expr),
+        Expr::Paren(p) => lit_number(&p.expr),
+        _ => None,
+    }
+}
+
+fn int_value(digits: &str, suffix: &str, neg: bool) -> Option<Value> {
+    let text = if neg {
+        format!("-{digits}")
+    } else {
+        digits.to_string()
+    };
+    match suffix {
+        "f32" => text.parse::<f32>().ok().map(Value::from),
+        "f64" => text.parse::<f64>().ok().map(Value::from),
+        "u64" | "u128" | "usize" => text.parse::<u64>().ok().map(Value::from),
+        "" | "i32" => text.parse::<i32>().ok().map(Value::from),
+        _ => text.parse::<i64>().ok().map(Value::from),
+    }
+}
+
+fn float_value(digits: &str, suffix: &str, neg: bool) -> Option<Value> {
+    let text = if neg {
+        format!("-{digits}")
+    } else {
+        digits.to_string()
+    };
+    if suffix == "f32" {
+        text.parse::<f32>().ok().map(Value::from)
+    } else {
+        text.parse::<f64>().ok().map(Value::from)
+    }
+}
+
+/// The doc comment the way schemars' derive joins it: one leading space stripped per line,
+/// lines joined with `\n`. `Err` when a doc attribute is not a string literal
+/// (`#[doc = include_str!(..)]`).
+pub fn doc_string(attrs: &[Attribute]) -> Result<Option<String>, Unsupported> {
+    let mut lines = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
+        let Ok(nv) = attr.meta.require_name_value() else {
+            continue;
+        };
+        match lit_str(&nv.value) {
+            Ok(text) => lines.push(text.strip_prefix(' ').map(str::to_string).unwrap_or(text)),
+            Err(_) => {
+                return Err(Unsupported::new(
+                    span_of(&nv.value),
+                    "a doc attribute that is not a string literal",
+                    "its text is only known after macro expansion",
+                ));
+            }
+        }
+    }
+    Ok((!lines.is_empty()).then(|| lines.join("\n")))
+}
+
+pub fn span_of<T: quote::ToTokens>(t: &T) -> Span {
+    syn::spanned::Spanned::span(t)
+}
+
+/// Parses `json!(...)`-style tokens (as used by `#[schemars(extend("k" = ...))]`) into JSON.
+/// Only plain JSON literals are accepted; anything that would need evaluating gives `None`.
+pub fn tokens_to_json(tokens: &TokenStream) -> Option<Value> {
+    let mut text = String::new();
+    render_json_tokens(tokens.clone(), &mut text)?;
+    serde_json::from_str(&text).ok()
+}
+
+fn render_json_tokens(tokens: TokenStream, out: &mut String) -> Option<()> {
+    for tt in tokens {
+        match tt {
+            TokenTree::Group(g) => {
+                let (open, close) = match g.delimiter() {
+                    Delimiter::Brace => ('{', '}'),
+                    Delimiter::Bracket => ('[', ']'),
+                    Delimiter::Parenthesis | Delimiter::None => {
+                        render_json_tokens(g.stream(), out)?;
+                        continue;
+                    }
+                };
+                out.push(open);
+                render_json_tokens(g.stream(), out)?;
+                out.push(close);
+            }
+            TokenTree::Punct(p) => match p.as_char() {
+                c @ (',' | ':' | '-') => out.push(c),
+                _ => return None,
+            },
+            TokenTree::Literal(l) => {
+                let text = l.to_string();
+                // Rust-only literal forms (raw strings, suffixes, chars) are not JSON.
+                if text.starts_with('r') || text.starts_with('\'') || text.starts_with('b') {
+                    return None;
+                }
+                out.push_str(&text);
+            }
+            TokenTree::Ident(i) => match i.to_string().as_str() {
+                w @ ("true" | "false" | "null") => out.push_str(w),
+                _ => return None,
+            },
+        }
+    }
+    Some(())
+}

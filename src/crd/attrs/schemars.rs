@@ -1,0 +1,360 @@
+//! `#[schemars(...)]` attributes that change a schema (title, description, examples,
+//! extensions, validation keywords, `with`), plus doc comments and `#[deprecated]`,
+//! read the way schemars_derive 1.2 reads them.
+
+use serde_json::Value;
+use syn::meta::ParseNestedMeta;
+use syn::{Attribute, Expr, ExprLit, ExprReference, Lit, LitStr};
+
+use super::serde::skip_value;
+use super::{Unsupported, doc_string, lit_number, lit_str, span_of, tokens_to_json};
+
+/// Metadata shared by containers, variants and fields (schemars' `CommonAttrs`).
+#[derive(Debug, Clone, Default)]
+pub struct Common {
+    pub doc: Option<String>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub deprecated: bool,
+    pub examples: Vec<Value>,
+    pub extensions: Vec<(String, Value)>,
+}
+
+impl Common {
+    /// schemars' `is_default`: whether a unit variant may be folded into the plain `enum` list.
+    pub fn is_default(&self) -> bool {
+        self.doc.is_none()
+            && self.title.is_none()
+            && self.description.is_none()
+            && !self.deprecated
+            && self.examples.is_empty()
+            && self.extensions.is_empty()
+    }
+}
+
+/// `min`/`max`/`equal` of `length(...)` or `range(...)`, as JSON numbers.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Bounds {
+    pub min: Option<Value>,
+    pub max: Option<Value>,
+}
+
+/// Validation keywords (schemars' `ValidationAttrs`).
+#[derive(Debug, Clone, Default)]
+pub struct Validation {
+    pub length: Option<Bounds>,
+    pub range: Option<Bounds>,
+    pub pattern: Option<String>,
+    pub contains: Option<String>,
+    pub required: bool,
+    pub format: Option<&'static str>,
+    pub inner: Option<Box<Validation>>,
+}
+
+impl Validation {
+    pub fn is_default(&self) -> bool {
+        self.length.is_none()
+            && self.range.is_none()
+            && self.pattern.is_none()
+            && self.contains.is_none()
+            && !self.required
+            && self.format.is_none()
+            && self.inner.is_none()
+    }
+}
+
+/// Everything schemars reads from a field's or variant's attributes.
+#[derive(Debug, Clone, Default)]
+pub struct SchemarsAttrs {
+    pub common: Common,
+    pub validation: Validation,
+    /// `#[schemars(with = "Type")]`
+    pub with: Option<syn::Type>,
+    pub unsupported: Vec<Unsupported>,
+}
+
+/// Keywords handled elsewhere (serde keywords) or that do not change the schema.
+const IGNORED: &[&str] = &[
+    "rename",
+    "rename_all",
+    "rename_all_fields",
+    "deny_unknown_fields",
+    "tag",
+    "content",
+    "untagged",
+    "default",
+    "skip",
+    "skip_serializing",
+    "skip_serializing_if",
+    "skip_deserializing",
+    "flatten",
+    "transparent",
+    "bound",
+    "crate",
+    "inline",
+];
+
+pub fn read(attrs: &[Attribute]) -> syn::Result<SchemarsAttrs> {
+    let mut out = SchemarsAttrs::default();
+    match doc_string(attrs) {
+        Ok(doc) => out.common.doc = doc,
+        Err(u) => out.unsupported.push(u),
+    }
+    out.common.deprecated = attrs.iter().any(|a| a.path().is_ident("deprecated"));
+    for attr in attrs {
+        if attr.path().is_ident("schemars") {
+            attr.parse_nested_meta(|m| item(&mut out, &m))?;
+        } else if attr.path().is_ident("validate") || attr.path().is_ident("garde") {
+            out.unsupported.push(Unsupported::new(
+                span_of(attr.path()),
+                "a `#[validate]`/`#[garde]` attribute",
+                "schemars reads validator/garde attributes with rules rsbuilder does not mirror",
+            ));
+        }
+    }
+    extensions(attrs, &mut out);
+    Ok(out)
+}
+
+fn item(out: &mut SchemarsAttrs, m: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    let name = m
+        .path
+        .get_ident()
+        .map(|i| i.to_string())
+        .unwrap_or_default();
+    let span = span_of(&m.path);
+    match name.as_str() {
+        "title" => out.common.title = Some(string_expr(m)?),
+        "description" => out.common.description = Some(string_expr(m)?),
+        "example" => {
+            let expr: Expr = m.value()?.parse()?;
+            match example_value(&expr) {
+                Some(v) => out.common.examples.push(v),
+                None => out.unsupported.push(Unsupported::new(
+                    span_of(&expr),
+                    "`#[schemars(example = ...)]` with a computed value",
+                    "only literal examples are known without running the code",
+                )),
+            }
+        }
+        // Keys are string literals, which nested-meta parsing rejects: see `extensions`.
+        "extend" => skip_value(m)?,
+        "length" | "range" => {
+            let bounds = bounds(m, &name)?;
+            match bounds {
+                Some(b) if name == "length" => out.validation.length = Some(b),
+                Some(b) => out.validation.range = Some(b),
+                None => out.unsupported.push(Unsupported::new(
+                    span,
+                    format!("`#[schemars({name}(...))]` with a non-literal bound"),
+                    "the bound is only known after compiling",
+                )),
+            }
+        }
+        "pattern" => {
+            let content;
+            syn::parenthesized!(content in m.input);
+            let expr: Expr = content.parse()?;
+            out.validation.pattern = Some(literal_or_refuse(out, &expr, "pattern")?);
+        }
+        "regex" => {
+            m.parse_nested_meta(|inner| {
+                if inner.path.is_ident("pattern") {
+                    let expr: Expr = inner.value()?.parse()?;
+                    out.validation.pattern = Some(literal_or_refuse(out, &expr, "regex")?);
+                    Ok(())
+                } else {
+                    Err(inner.error("expected `pattern = ...`"))
+                }
+            })?;
+        }
+        "contains" => {
+            let content;
+            syn::parenthesized!(content in m.input);
+            let expr: Expr = content.parse()?;
+            // `contains(pattern = "x")` or `contains("x")`.
+            let expr = match expr {
+                Expr::Assign(a) if matches!(&*a.left, Expr::Path(p) if p.path.is_ident("pattern")) => {
+                    *a.right
+                }
+                other => other,
+            };
+            out.validation.contains = Some(literal_or_refuse(out, &expr, "contains")?);
+        }
+        "required" => out.validation.required = true,
+        "email" => out.validation.format = Some("email"),
+        "url" => out.validation.format = Some("uri"),
+        "ip" => out.validation.format = Some("ip"),
+        "ipv4" => out.validation.format = Some("ipv4"),
+        "ipv6" => out.validation.format = Some("ipv6"),
+        "with" => {
+            let lit: LitStr = m.value()?.parse()?;
+            out.with = Some(lit.parse()?);
+        }
+        "schema_with" | "transform" | "_unstable_ref_variants" => {
+            out.unsupported.push(Unsupported::new(
+                span,
+                format!("`#[schemars({name} = ...)]`"),
+                "the schema is produced by user code",
+            ));
+            skip_value(m)?;
+        }
+        "inner" => {
+            out.unsupported.push(Unsupported::new(
+                span,
+                "`#[schemars(inner(...))]`",
+                "inner validation is not mirrored by rsbuilder",
+            ));
+            skip_value(m)?;
+        }
+        n if IGNORED.contains(&n) => skip_value(m)?,
+        other => {
+            out.unsupported.push(Unsupported::new(
+                span,
+                format!("`#[schemars({other})]`"),
+                "this schemars attribute is not mirrored by rsbuilder",
+            ));
+            skip_value(m)?;
+        }
+    }
+    Ok(())
+}
+
+/// Reads `extend("k" = v, ...)` items of every `#[schemars]` attribute; kept apart from
+/// [`item`] because the keys are string literals, which syn's nested-meta parser rejects.
+fn extensions(attrs: &[Attribute], out: &mut SchemarsAttrs) {
+    for attr in attrs.iter().filter(|a| a.path().is_ident("schemars")) {
+        let Ok(list) = attr.meta.require_list() else {
+            continue;
+        };
+        let parsed = list.parse_args_with(
+            syn::punctuated::Punctuated::<ExtendItem, syn::Token![,]>::parse_terminated,
+        );
+        let Ok(items) = parsed else { continue };
+        for ext in items.into_iter().flat_map(|i| i.0) {
+            match tokens_to_json(&ext.1) {
+                Some(v) => out.common.extensions.push((ext.0, v)),
+                None => out.unsupported.push(Unsupported::new(
+                    ext.2,
+                    "`#[schemars(extend(...))]` with a computed value",
+                    "only JSON literals are known without running the code",
+                )),
+            }
+        }
+    }
+}
+
+/// One item of a `#[schemars(...)]` list: `extend("k" = v, ...)` yields its entries,
+/// anything else is skipped.
+struct ExtendItem(Vec<(String, proc_macro2::TokenStream, proc_macro2::Span)>);
+
+impl syn::parse::Parse for ExtendItem {
+    fn parse(input: syn::parse::ParseStream<'_>) -> syn::Result<Self> {
+        let path: syn::Path = input.parse()?;
+        let mut entries = Vec::new();
+        if path.is_ident("extend") && input.peek(syn::token::Paren) {
+            let content;
+            syn::parenthesized!(content in input);
+            while !content.is_empty() {
+                let key: LitStr = content.parse()?;
+                content.parse::<syn::Token![=]>()?;
+                let mut value = proc_macro2::TokenStream::new();
+                while !content.is_empty() && !content.peek(syn::Token![,]) {
+                    let tt: proc_macro2::TokenTree = content.parse()?;
+                    value.extend([tt]);
+                }
+                if content.peek(syn::Token![,]) {
+                    content.parse::<syn::Token![,]>()?;
+                }
+                entries.push((key.value(), value, key.span()));
+            }
+        } else if input.peek(syn::Token![=]) {
+            input.parse::<syn::Token![=]>()?;
+            let _: Expr = input.parse()?;
+        } else if input.peek(syn::token::Paren) {
+            let content;
+            syn::parenthesized!(content in input);
+            let _: proc_macro2::TokenStream = content.parse()?;
+        }
+        Ok(Self(entries))
+    }
+}
+
+fn string_expr(m: &ParseNestedMeta<'_>) -> syn::Result<String> {
+    let expr: Expr = m.value()?.parse()?;
+    lit_str(&expr)
+}
+
+fn literal_or_refuse(out: &mut SchemarsAttrs, expr: &Expr, what: &str) -> syn::Result<String> {
+    match lit_str(expr) {
+        Ok(s) => Ok(s),
+        Err(_) => {
+            out.unsupported.push(Unsupported::new(
+                span_of(expr),
+                format!("`#[schemars({what}(...))]` with a non-literal value"),
+                "the value is only known after compiling",
+            ));
+            Ok(String::new())
+        }
+    }
+}
+
+/// `length(min = 1, max = 5)`, `range(equal = 3)`; `None` if a bound is not a literal.
+fn bounds(m: &ParseNestedMeta<'_>, outer: &str) -> syn::Result<Option<Bounds>> {
+    let mut b = Bounds::default();
+    let mut ok = true;
+    m.parse_nested_meta(|inner| {
+        let expr: Expr = inner.value()?.parse()?;
+        // schemars parses string literals as expressions (`min = "1"`).
+        let expr = match &expr {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) => s.parse::<Expr>()?,
+            _ => expr,
+        };
+        let v = lit_number(&expr);
+        ok &= v.is_some();
+        let key = inner
+            .path
+            .get_ident()
+            .map(|i| i.to_string())
+            .unwrap_or_default();
+        match key.as_str() {
+            "min" => b.min = v,
+            "max" => b.max = v,
+            "equal" => {
+                b.min = v.clone();
+                b.max = v;
+            }
+            other => return Err(inner.error(format!("unknown item in {outer}: `{other}`"))),
+        }
+        Ok(())
+    })?;
+    Ok(ok.then_some(b))
+}
+
+/// `serde_json::to_value(expr)` for literal expressions.
+fn example_value(expr: &Expr) -> Option<Value> {
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => {
+            // schemars rejects string literals that parse as paths; others are values.
+            if s.parse::<syn::Path>().is_ok() {
+                None
+            } else {
+                Some(Value::from(s.value()))
+            }
+        }
+        Expr::Lit(ExprLit {
+            lit: Lit::Bool(b), ..
+        }) => Some(Value::from(b.value)),
+        Expr::Reference(ExprReference { expr, .. }) => match &**expr {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) => Some(Value::from(s.value())),
+            other => example_value(other),
+        },
+        other => lit_number(other),
+    }
+}

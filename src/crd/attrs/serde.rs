@@ -1,0 +1,405 @@
+//! `#[serde(...)]` attributes, as schemars reads them: serde keywords written inside
+//! `#[schemars(...)]` replace the same keyword in `#[serde(...)]` (schemars_derive's
+//! `process_serde_attrs`). Only the deserialize side matters: kube-derive generates
+//! schemas with schemars' default `Contract::Deserialize`.
+
+use proc_macro2::Span;
+use syn::meta::ParseNestedMeta;
+use syn::{Attribute, Expr, LitStr};
+
+use super::{Unsupported, lit_str, span_of};
+
+/// serde's `rename_all` rules, applied exactly as serde_derive_internals does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RenameRule {
+    Lower,
+    Upper,
+    Pascal,
+    Camel,
+    Snake,
+    ScreamingSnake,
+    Kebab,
+    ScreamingKebab,
+}
+
+impl RenameRule {
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "lowercase" => Self::Lower,
+            "UPPERCASE" => Self::Upper,
+            "PascalCase" => Self::Pascal,
+            "camelCase" => Self::Camel,
+            "snake_case" => Self::Snake,
+            "SCREAMING_SNAKE_CASE" => Self::ScreamingSnake,
+            "kebab-case" => Self::Kebab,
+            "SCREAMING-KEBAB-CASE" => Self::ScreamingKebab,
+            _ => return None,
+        })
+    }
+
+    /// For enum variants, which are written in PascalCase.
+    pub fn apply_to_variant(self, variant: &str) -> String {
+        match self {
+            Self::Pascal => variant.to_owned(),
+            Self::Lower => variant.to_ascii_lowercase(),
+            Self::Upper => variant.to_ascii_uppercase(),
+            Self::Camel => {
+                let mut chars = variant.chars();
+                match chars.next() {
+                    Some(first) => first.to_ascii_lowercase().to_string() + chars.as_str(),
+                    None => String::new(),
+                }
+            }
+            Self::Snake => {
+                let mut snake = String::new();
+                for (i, ch) in variant.char_indices() {
+                    if i > 0 && ch.is_uppercase() {
+                        snake.push('_');
+                    }
+                    snake.push(ch.to_ascii_lowercase());
+                }
+                snake
+            }
+            Self::ScreamingSnake => Self::Snake.apply_to_variant(variant).to_ascii_uppercase(),
+            Self::Kebab => Self::Snake.apply_to_variant(variant).replace('_', "-"),
+            Self::ScreamingKebab => Self::ScreamingSnake
+                .apply_to_variant(variant)
+                .replace('_', "-"),
+        }
+    }
+
+    /// For struct fields, which are written in snake_case.
+    pub fn apply_to_field(self, field: &str) -> String {
+        match self {
+            Self::Lower | Self::Snake => field.to_owned(),
+            Self::Upper | Self::ScreamingSnake => field.to_ascii_uppercase(),
+            Self::Pascal => {
+                let mut pascal = String::new();
+                let mut capitalize = true;
+                for ch in field.chars() {
+                    if ch == '_' {
+                        capitalize = true;
+                    } else if capitalize {
+                        pascal.push(ch.to_ascii_uppercase());
+                        capitalize = false;
+                    } else {
+                        pascal.push(ch);
+                    }
+                }
+                pascal
+            }
+            Self::Camel => {
+                let pascal = Self::Pascal.apply_to_field(field);
+                let mut chars = pascal.chars();
+                match chars.next() {
+                    Some(first) => first.to_ascii_lowercase().to_string() + chars.as_str(),
+                    None => String::new(),
+                }
+            }
+            Self::Kebab => field.replace('_', "-"),
+            Self::ScreamingKebab => Self::ScreamingSnake.apply_to_field(field).replace('_', "-"),
+        }
+    }
+}
+
+/// `#[serde(default)]` / `#[serde(default = "path")]`.
+#[derive(Debug, Clone, Default)]
+pub enum DefaultAttr {
+    #[default]
+    None,
+    Default(Span),
+    Path(syn::Path, Span),
+}
+
+impl DefaultAttr {
+    pub fn is_none(&self) -> bool {
+        matches!(self, Self::None)
+    }
+}
+
+/// Container attributes of a struct or enum.
+#[derive(Debug, Clone, Default)]
+pub struct SerdeContainer {
+    pub rename_all: Option<RenameRule>,
+    pub rename_all_fields: Option<RenameRule>,
+    pub deny_unknown_fields: bool,
+    pub tag: Option<String>,
+    pub content: Option<String>,
+    pub untagged: bool,
+    pub default: DefaultAttr,
+    pub transparent: bool,
+    pub unsupported: Vec<Unsupported>,
+}
+
+/// Field attributes.
+#[derive(Debug, Clone, Default)]
+pub struct SerdeField {
+    pub rename: Option<String>,
+    pub skip_serializing: bool,
+    pub skip_deserializing: bool,
+    pub skip_serializing_if: Option<syn::Path>,
+    pub default: DefaultAttr,
+    pub flatten: bool,
+    pub serialize_with: bool,
+    pub unsupported: Vec<Unsupported>,
+}
+
+/// Variant attributes.
+#[derive(Debug, Clone, Default)]
+pub struct SerdeVariant {
+    pub rename: Option<String>,
+    pub rename_all: Option<RenameRule>,
+    pub skip_serializing: bool,
+    pub skip_deserializing: bool,
+    pub untagged: bool,
+    pub unsupported: Vec<Unsupported>,
+}
+
+/// The serde keywords schemars_derive copies from `#[schemars]` to `#[serde]`.
+const SCHEMARS_SERDE_KEYWORDS: &[&str] = &[
+    "rename",
+    "rename_all",
+    "rename_all_fields",
+    "deny_unknown_fields",
+    "tag",
+    "content",
+    "untagged",
+    "default",
+    "skip",
+    "skip_serializing",
+    "skip_serializing_if",
+    "skip_deserializing",
+    "flatten",
+    "remote",
+    "transparent",
+    "into",
+    "from",
+    "try_from",
+    "bound",
+];
+
+/// Calls `f` for every serde item, serde's own first, skipping those that a `#[schemars]`
+/// attribute overrides, then the overriding `#[schemars]` ones.
+fn for_each_serde_item(
+    attrs: &[Attribute],
+    mut f: impl FnMut(&str, ParseNestedMeta<'_>) -> syn::Result<()>,
+) -> syn::Result<()> {
+    let mut in_schemars = Vec::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("schemars")) {
+        attr.parse_nested_meta(|m| {
+            if let Some(name) = m.path.get_ident().map(|i| i.to_string())
+                && SCHEMARS_SERDE_KEYWORDS.contains(&name.as_str())
+            {
+                in_schemars.push(name);
+            }
+            skip_value(&m)
+        })?;
+    }
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        attr.parse_nested_meta(|m| {
+            let name = m
+                .path
+                .get_ident()
+                .map(|i| i.to_string())
+                .unwrap_or_default();
+            if in_schemars.contains(&name) {
+                return skip_value(&m);
+            }
+            f(&name, m)
+        })?;
+    }
+    for attr in attrs.iter().filter(|a| a.path().is_ident("schemars")) {
+        attr.parse_nested_meta(|m| {
+            let name = m
+                .path
+                .get_ident()
+                .map(|i| i.to_string())
+                .unwrap_or_default();
+            if SCHEMARS_SERDE_KEYWORDS.contains(&name.as_str()) {
+                f(&name, m)
+            } else {
+                skip_value(&m)
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// Consumes whatever follows a nested meta's path (`= expr` or `(...)`).
+pub fn skip_value(m: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    if m.input.peek(syn::Token![=]) {
+        let _: Expr = m.value()?.parse()?;
+    } else if m.input.peek(syn::token::Paren) {
+        let content;
+        syn::parenthesized!(content in m.input);
+        let _: proc_macro2::TokenStream = content.parse()?;
+    }
+    Ok(())
+}
+
+fn value_str(m: &ParseNestedMeta<'_>) -> syn::Result<String> {
+    let expr: Expr = m.value()?.parse()?;
+    lit_str(&expr)
+}
+
+/// `rename = "x"` or `rename(deserialize = "x", serialize = "y")`: the deserialize name.
+fn rename_value(m: &ParseNestedMeta<'_>) -> syn::Result<Option<String>> {
+    if m.input.peek(syn::Token![=]) {
+        return value_str(m).map(Some);
+    }
+    let mut de = None;
+    m.parse_nested_meta(|inner| {
+        let v = value_str(&inner)?;
+        if inner.path.is_ident("deserialize") {
+            de = Some(v);
+        }
+        Ok(())
+    })?;
+    Ok(de)
+}
+
+fn rename_rule(m: &ParseNestedMeta<'_>) -> syn::Result<Option<RenameRule>> {
+    let raw = rename_value(m)?;
+    match raw {
+        None => Ok(None),
+        Some(r) => RenameRule::parse(&r)
+            .map(Some)
+            .ok_or_else(|| m.error(format!("unknown rename rule `{r}`"))),
+    }
+}
+
+fn default_value(m: &ParseNestedMeta<'_>) -> syn::Result<DefaultAttr> {
+    let span = span_of(&m.path);
+    if m.input.peek(syn::Token![=]) {
+        let lit: LitStr = m.value()?.parse()?;
+        Ok(DefaultAttr::Path(lit.parse()?, lit.span()))
+    } else {
+        Ok(DefaultAttr::Default(span))
+    }
+}
+
+pub fn container(attrs: &[Attribute]) -> syn::Result<SerdeContainer> {
+    let mut c = SerdeContainer::default();
+    for_each_serde_item(attrs, |name, m| {
+        match name {
+            "rename_all" => c.rename_all = rename_rule(&m)?,
+            "rename_all_fields" => c.rename_all_fields = rename_rule(&m)?,
+            "deny_unknown_fields" => c.deny_unknown_fields = true,
+            "tag" => c.tag = Some(value_str(&m)?),
+            "content" => c.content = Some(value_str(&m)?),
+            "untagged" => c.untagged = true,
+            "default" => c.default = default_value(&m)?,
+            "transparent" => c.transparent = true,
+            "from" | "try_from" | "into" | "remote" => {
+                c.unsupported.push(Unsupported::new(
+                    span_of(&m.path),
+                    format!("`#[serde({name} = ...)]`"),
+                    "the schema comes from another type's conversion",
+                ));
+                skip_value(&m)?;
+            }
+            _ => skip_value(&m)?,
+        }
+        Ok(())
+    })?;
+    Ok(c)
+}
+
+pub fn field(attrs: &[Attribute]) -> syn::Result<SerdeField> {
+    let mut f = SerdeField::default();
+    for_each_serde_item(attrs, |name, m| {
+        match name {
+            "rename" => f.rename = rename_value(&m)?.or(f.rename.take()),
+            "skip" => {
+                f.skip_serializing = true;
+                f.skip_deserializing = true;
+            }
+            "skip_serializing" => f.skip_serializing = true,
+            "skip_deserializing" => f.skip_deserializing = true,
+            "skip_serializing_if" => {
+                let lit: LitStr = m.value()?.parse()?;
+                f.skip_serializing_if = Some(lit.parse()?);
+            }
+            "default" => f.default = default_value(&m)?,
+            "flatten" => f.flatten = true,
+            "serialize_with" => {
+                f.serialize_with = true;
+                skip_value(&m)?;
+            }
+            "with" => {
+                // schemars reads `with` from serde attributes as a *type* path.
+                f.unsupported.push(Unsupported::new(
+                    span_of(&m.path),
+                    "`#[serde(with = ...)]`",
+                    "schemars would take the schema of the named module/type",
+                ));
+                skip_value(&m)?;
+            }
+            _ => skip_value(&m)?,
+        }
+        Ok(())
+    })?;
+    Ok(f)
+}
+
+pub fn variant(attrs: &[Attribute]) -> syn::Result<SerdeVariant> {
+    let mut v = SerdeVariant::default();
+    for_each_serde_item(attrs, |name, m| {
+        match name {
+            "rename" => v.rename = rename_value(&m)?.or(v.rename.take()),
+            "rename_all" => v.rename_all = rename_rule(&m)?,
+            "skip" => {
+                v.skip_serializing = true;
+                v.skip_deserializing = true;
+            }
+            "skip_serializing" => v.skip_serializing = true,
+            "skip_deserializing" => v.skip_deserializing = true,
+            "untagged" => v.untagged = true,
+            "with" | "serialize_with" | "deserialize_with" => {
+                v.unsupported.push(Unsupported::new(
+                    span_of(&m.path),
+                    format!("`#[serde({name} = ...)]` on a variant"),
+                    "the variant's schema depends on custom code",
+                ));
+                skip_value(&m)?;
+            }
+            _ => skip_value(&m)?,
+        }
+        Ok(())
+    })?;
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rename_rules_match_serde() {
+        assert_eq!(
+            RenameRule::Camel.apply_to_field("size_in_bytes"),
+            "sizeInBytes"
+        );
+        assert_eq!(
+            RenameRule::Pascal.apply_to_field("size_in_bytes"),
+            "SizeInBytes"
+        );
+        assert_eq!(RenameRule::ScreamingKebab.apply_to_field("a_b"), "A-B");
+        assert_eq!(RenameRule::Snake.apply_to_variant("HttpGet"), "http_get");
+        assert_eq!(RenameRule::Kebab.apply_to_variant("HttpGet"), "http-get");
+        assert_eq!(RenameRule::Camel.apply_to_variant("HttpGet"), "httpGet");
+        assert_eq!(RenameRule::Lower.apply_to_variant("HttpGet"), "httpget");
+    }
+
+    #[test]
+    fn schemars_overrides_serde_keyword() {
+        let f: syn::Field = syn::parse_quote! {
+            #[serde(rename = "a", default)]
+            #[schemars(rename = "b")]
+            x: u8
+        };
+        let attrs = field(&f.attrs).unwrap();
+        assert_eq!(attrs.rename.as_deref(), Some("b"));
+        assert!(!attrs.default.is_none());
+    }
+}

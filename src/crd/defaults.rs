@@ -1,0 +1,420 @@
+//! Values for `"default"`: what `serde_json::to_value(<default expr>)` gives, computed
+//! without running user code. Accepted: `Default` of std and k8s-openapi types (the latter
+//! by calling their real `Default`), derived `Default` of structs/enums in the sources, and
+//! `#[serde(default = "f")]` where `f`'s body is a single literal-like expression.
+//! Everything else is refused.
+
+use proc_macro2::Span;
+use serde_json::{Map, Value};
+use syn::{Expr, ExprCall, ExprPath, Fields, Stmt};
+
+use super::attrs::kube::string_expr;
+use super::attrs::serde::{DefaultAttr, SerdeField};
+use super::attrs::{self, Unsupported, lit_bool, lit_number, span_of};
+use super::model::{ItemRef, TypeItem, derives};
+use super::resolve::Shape;
+use super::schema::{Builder, Ctx, field_name, unraw};
+use super::typeops::{Prim, Wrapper};
+
+pub struct Defaults<'b, 'i, 'a> {
+    pub builder: &'b mut Builder<'i, 'a>,
+}
+
+/// `Err` carries the refusal; the caller turns it into a diagnostic.
+type R<T> = Result<T, Unsupported>;
+
+impl<'a> Defaults<'_, '_, 'a> {
+    /// The `"default"` of a field: `Some(None)` when `skip_serializing_if` drops it,
+    /// `None` after reporting a refusal.
+    pub fn field_default(
+        &mut self,
+        ctx: &Ctx,
+        sf: &SerdeField,
+        shape: &Shape<'a>,
+        span: Span,
+    ) -> Option<Option<Value>> {
+        let r = self.field_default_inner(ctx, sf, shape, span);
+        match r {
+            Ok(v) => Some(v),
+            Err(u) => {
+                self.builder.refuse(ctx, u);
+                None
+            }
+        }
+    }
+
+    fn field_default_inner(
+        &mut self,
+        ctx: &Ctx,
+        sf: &SerdeField,
+        shape: &Shape<'a>,
+        span: Span,
+    ) -> R<Option<Value>> {
+        if sf.serialize_with {
+            return Err(Unsupported::new(
+                span,
+                "a default on a field with `serialize_with`",
+                "the default is serialized by user code",
+            ));
+        }
+        let value = match &sf.default {
+            DefaultAttr::None | DefaultAttr::Default(_) => self.type_default(shape, span)?,
+            DefaultAttr::Path(path, span) => self.fn_default(ctx, path, shape, *span)?,
+        };
+        match &sf.skip_serializing_if {
+            Some(p) if skip_if(p, &value)? => Ok(None),
+            _ => Ok(Some(value)),
+        }
+    }
+
+    /// `serde_json::to_value(<T as Default>::default())`.
+    pub fn type_default(&mut self, shape: &Shape<'a>, span: Span) -> R<Value> {
+        match shape {
+            Shape::Prim(p) => match p {
+                Prim::String | Prim::PathBuf => Ok(Value::from("")),
+                Prim::Bool => Ok(Value::from(false)),
+                Prim::F32 => Ok(Value::from(0f32)),
+                Prim::F64 => Ok(Value::from(0f64)),
+                Prim::JsonValue | Prim::Unit => Ok(Value::Null),
+                p if p.is_integer() => Ok(Value::from(0u8)),
+                _ => Err(Unsupported::new(
+                    span,
+                    "the default of this type",
+                    "its serialized default is not known to rsbuilder",
+                )),
+            },
+            Shape::K8s(k) => (k.default)().ok_or_else(|| {
+                Unsupported::new(
+                    span,
+                    format!("the default of `{}`", k.path),
+                    "it failed to serialize",
+                )
+            }),
+            Shape::Wrap(w, inner) => match w {
+                Wrapper::Option => Ok(Value::Null),
+                Wrapper::Vec | Wrapper::VecDeque | Wrapper::BTreeSet | Wrapper::HashSet => {
+                    Ok(Value::Array(Vec::new()))
+                }
+                Wrapper::BTreeMap | Wrapper::HashMap => Ok(Value::Object(Map::new())),
+                Wrapper::Box | Wrapper::Arc | Wrapper::Rc => self.type_default(inner, span),
+            },
+            Shape::User(item) => self.user_default(item, span),
+        }
+    }
+
+    /// A derived `Default` of a struct or enum from the sources, serialized.
+    fn user_default(&mut self, item: &ItemRef<'a>, span: Span) -> R<Value> {
+        let ident = item.item.ident();
+        if !derives(item.item.attrs(), "Default") {
+            return Err(Unsupported::new(
+                span,
+                format!("the default of `{ident}`"),
+                "it needs a hand-written `Default` impl (or none exists)",
+            ));
+        }
+        let ctx = Ctx {
+            module: item.module.clone(),
+            file: item.file,
+        };
+        let serde = attrs::serde::container(item.item.attrs())
+            .map_err(|e| Unsupported::new(e.span(), "attributes", e.to_string()))?;
+        match item.item {
+            TypeItem::Struct(s) => match &s.fields {
+                Fields::Named(named) => {
+                    let mut obj = Map::new();
+                    for field in &named.named {
+                        let sf = attrs::serde::field(&field.attrs)
+                            .map_err(|e| Unsupported::new(e.span(), "attributes", e.to_string()))?;
+                        if sf.skip_serializing {
+                            continue;
+                        }
+                        if sf.serialize_with {
+                            return Err(Unsupported::new(
+                                span_of(field),
+                                "a default including a `serialize_with` field",
+                                "it is serialized by user code",
+                            ));
+                        }
+                        let shape = self.resolve(&ctx, &field.ty)?;
+                        let v = self.type_default(&shape, span)?;
+                        if let Some(p) = &sf.skip_serializing_if
+                            && skip_if(p, &v)?
+                        {
+                            continue;
+                        }
+                        if sf.flatten {
+                            match v {
+                                Value::Object(m) => obj.extend(m),
+                                Value::Null => {}
+                                _ => {
+                                    return Err(Unsupported::new(
+                                        span_of(field),
+                                        "a flattened non-struct default",
+                                        "serde's output is not known",
+                                    ));
+                                }
+                            }
+                        } else {
+                            obj.insert(field_name(field.ident.as_ref(), &sf, serde.rename_all), v);
+                        }
+                    }
+                    Ok(Value::Object(obj))
+                }
+                Fields::Unnamed(u) if u.unnamed.len() == 1 => {
+                    let shape = self.resolve(&ctx, &u.unnamed[0].ty)?;
+                    self.type_default(&shape, span)
+                }
+                Fields::Unit => Ok(Value::Null),
+                Fields::Unnamed(_) => Err(Unsupported::new(
+                    span,
+                    format!("the default of `{ident}`"),
+                    "tuple structs are not supported",
+                )),
+            },
+            TypeItem::Enum(e) => {
+                let Some(v) = e
+                    .variants
+                    .iter()
+                    .find(|v| v.attrs.iter().any(|a| a.path().is_ident("default")))
+                else {
+                    return Err(Unsupported::new(
+                        span,
+                        format!("the default of `{ident}`"),
+                        "no `#[default]` variant",
+                    ));
+                };
+                self.unit_variant_value(item, &v.ident, span)
+            }
+            TypeItem::Alias(_) => Err(Unsupported::new(
+                span,
+                format!("the default of `{ident}`"),
+                "type aliases are resolved before defaults",
+            )),
+        }
+    }
+
+    /// How serde serializes a unit variant of `item`.
+    fn unit_variant_value(
+        &mut self,
+        item: &ItemRef<'a>,
+        variant: &syn::Ident,
+        span: Span,
+    ) -> R<Value> {
+        let TypeItem::Enum(e) = item.item else {
+            return Err(Unsupported::new(span, "this default", "not an enum"));
+        };
+        let Some(v) = e.variants.iter().find(|v| v.ident == *variant) else {
+            return Err(Unsupported::new(
+                span,
+                format!("variant `{variant}`"),
+                "not found",
+            ));
+        };
+        if !matches!(v.fields, Fields::Unit) {
+            return Err(Unsupported::new(
+                span,
+                format!("the default variant `{variant}`"),
+                "only unit variants are supported",
+            ));
+        }
+        let serde = attrs::serde::container(&e.attrs)
+            .map_err(|e| Unsupported::new(e.span(), "attributes", e.to_string()))?;
+        let sv = attrs::serde::variant(&v.attrs)
+            .map_err(|e| Unsupported::new(e.span(), "attributes", e.to_string()))?;
+        if serde.untagged || sv.untagged {
+            return Ok(Value::Null);
+        }
+        if serde.tag.is_some() {
+            return Err(Unsupported::new(
+                span,
+                "a default of a tagged enum",
+                "not supported",
+            ));
+        }
+        let raw = unraw(&v.ident);
+        Ok(Value::from(sv.rename.unwrap_or_else(|| {
+            serde
+                .rename_all
+                .map_or(raw.clone(), |r| r.apply_to_variant(&raw))
+        })))
+    }
+
+    fn resolve(&mut self, ctx: &Ctx, ty: &syn::Type) -> R<Shape<'a>> {
+        let resolver = super::resolve::Resolver {
+            index: self.builder.index,
+        };
+        resolver.resolve(&ctx.module, ty)
+    }
+
+    /// `#[serde(default = "path")]`: the function's body, when it is one literal-like expression.
+    fn fn_default(
+        &mut self,
+        ctx: &Ctx,
+        path: &syn::Path,
+        shape: &Shape<'a>,
+        span: Span,
+    ) -> R<Value> {
+        let refuse = |why: &str| {
+            Unsupported::new(
+                span,
+                format!(
+                    "`#[serde(default = \"{}\")]`",
+                    quote::ToTokens::to_token_stream(path)
+                        .to_string()
+                        .replace(' ', "")
+                ),
+                why.to_string(),
+            )
+        };
+        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let (name, mods) = segs.split_last().ok_or_else(|| refuse("empty path"))?;
+        let module: Vec<String> = match mods.first().map(String::as_str) {
+            None => ctx.module.clone(),
+            Some("crate") => mods[1..].to_vec(),
+            Some("self") => [&ctx.module[..], &mods[1..]].concat(),
+            Some("super") => {
+                let mut m = ctx.module.clone();
+                let mut rest = mods;
+                while rest.first().is_some_and(|s| s == "super") {
+                    m.pop();
+                    rest = &rest[1..];
+                }
+                [&m[..], rest].concat()
+            }
+            Some(_) => return Err(refuse("the function is not found in the given sources")),
+        };
+        let f = self
+            .builder
+            .index
+            .module(&module)
+            .and_then(|m| m.fns.get(name).copied())
+            .ok_or_else(|| refuse("the function is not found in the given sources"))?;
+        let [Stmt::Expr(expr, None)] = f.block.stmts.as_slice() else {
+            return Err(refuse("its body is not a single literal expression"));
+        };
+        self.eval(expr, shape)
+            .ok_or_else(|| refuse("its body is not a literal value rsbuilder can evaluate"))
+    }
+
+    /// Evaluates a literal-like expression of the given type.
+    fn eval(&mut self, expr: &Expr, shape: &Shape<'a>) -> Option<Value> {
+        match expr {
+            Expr::Paren(p) => return self.eval(&p.expr, shape),
+            Expr::Group(g) => return self.eval(&g.expr, shape),
+            Expr::Block(b) if b.block.stmts.len() == 1 => {
+                if let Stmt::Expr(e, None) = &b.block.stmts[0] {
+                    return self.eval(e, shape);
+                }
+            }
+            _ => {}
+        }
+        if is_default_call(expr) {
+            return self.type_default(shape, span_of(expr)).ok();
+        }
+        match shape {
+            Shape::Prim(p) => eval_prim(*p, expr),
+            Shape::Wrap(Wrapper::Option, inner) => match expr {
+                Expr::Path(ExprPath { path, .. }) if path.is_ident("None") => Some(Value::Null),
+                Expr::Call(ExprCall { func, args, .. })
+                    if is_path(func, "Some") && args.len() == 1 =>
+                {
+                    self.eval(&args[0], inner)
+                }
+                _ => None,
+            },
+            Shape::Wrap(Wrapper::Box | Wrapper::Arc | Wrapper::Rc, inner) => match expr {
+                Expr::Call(ExprCall { args, .. }) if args.len() == 1 => self.eval(&args[0], inner),
+                _ => None,
+            },
+            Shape::Wrap(Wrapper::Vec | Wrapper::VecDeque, inner) => {
+                match expr {
+                    Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                        let items = m
+                        .mac
+                        .parse_body_with(syn::punctuated::Punctuated::<Expr, syn::Token![,]>::parse_terminated)
+                        .ok()?;
+                        items
+                            .iter()
+                            .map(|e| self.eval(e, inner))
+                            .collect::<Option<Vec<_>>>()
+                            .map(Value::Array)
+                    }
+                    Expr::Call(ExprCall { func, args, .. })
+                        if args.is_empty() && path_last(func) == Some("new") =>
+                    {
+                        Some(Value::Array(Vec::new()))
+                    }
+                    _ => None,
+                }
+            }
+            Shape::User(item) => match expr {
+                Expr::Path(ExprPath { path, .. }) if path.segments.len() >= 2 => {
+                    let variant = &path.segments.last()?.ident;
+                    self.unit_variant_value(item, variant, span_of(expr)).ok()
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+fn eval_prim(p: Prim, expr: &Expr) -> Option<Value> {
+    match p {
+        Prim::String | Prim::PathBuf => string_expr(expr).map(Value::from),
+        Prim::Bool => lit_bool(expr).ok().map(Value::from),
+        Prim::F32 => lit_number(expr)?.as_f64().map(|f| Value::from(f as f32)),
+        Prim::F64 => lit_number(expr)?.as_f64().map(Value::from),
+        p if p.is_integer() => {
+            let v = lit_number(expr)?;
+            if v.is_i64() || v.is_u64() {
+                Some(v)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
+/// `Default::default()`, `T::default()`, `<T>::default()`.
+fn is_default_call(expr: &Expr) -> bool {
+    matches!(expr, Expr::Call(ExprCall { func, args, .. }) if args.is_empty() && path_last(func) == Some("default"))
+}
+
+fn path_last(func: &Expr) -> Option<&str> {
+    let Expr::Path(ExprPath { path, .. }) = func else {
+        return None;
+    };
+    let last = path.segments.last()?;
+    // `Box::new`, `Vec::new`, `T::default`: only the last segment matters here.
+    Some(match last.ident.to_string().as_str() {
+        "default" => "default",
+        "new" => "new",
+        _ => return None,
+    })
+}
+
+fn is_path(func: &Expr, name: &str) -> bool {
+    matches!(func, Expr::Path(ExprPath { path, .. }) if path.is_ident(name))
+}
+
+/// Evaluates `skip_serializing_if = "..."` for the std predicates serde users write.
+fn skip_if(path: &syn::Path, value: &Value) -> R<bool> {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let shown = segs.join("::");
+    match segs.last().map(String::as_str) {
+        Some("is_none") => Ok(value.is_null()),
+        Some("is_empty") => Ok(match value {
+            Value::String(s) => s.is_empty(),
+            Value::Array(a) => a.is_empty(),
+            Value::Object(o) => o.is_empty(),
+            _ => false,
+        }),
+        _ => Err(Unsupported::new(
+            span_of(path),
+            format!("a default with `skip_serializing_if = \"{shown}\"`"),
+            "whether the default is written depends on user code",
+        )),
+    }
+}

@@ -1,0 +1,319 @@
+//! Resolving a field's `syn::Type` to a [`Shape`]: a standard type, a Kubernetes type from
+//! the k8s-openapi table, or a struct/enum found in the given sources — following `use`
+//! items (including globs and re-exports), `crate::`/`self::`/`super::` paths and child
+//! modules, the way rustc would for these simple cases.
+
+use syn::{GenericArgument, PathArguments, Type};
+
+use super::attrs::{Unsupported, span_of};
+use super::k8s_types::{self, K8sType};
+use super::model::{Index, ItemRef, TypeItem};
+use super::typeops::{Prim, Wrapper};
+
+/// A resolved type.
+#[derive(Clone)]
+pub enum Shape<'a> {
+    Prim(Prim),
+    K8s(&'static K8sType),
+    User(ItemRef<'a>),
+    Wrap(Wrapper, Box<Shape<'a>>),
+}
+
+impl Shape<'_> {
+    /// schemars' `_schemars_private_is_option`: only `Option` itself says yes.
+    pub fn is_option(&self) -> bool {
+        matches!(self, Shape::Wrap(Wrapper::Option, _))
+    }
+}
+
+/// Where a path leads.
+enum Target<'a> {
+    Local(ItemRef<'a>),
+    /// A path outside the sources, fully qualified as far as `use` items tell.
+    External(String),
+    /// A `crate::`/`super::` path into the sources that names nothing there.
+    Missing(String),
+}
+
+const MAX_DEPTH: usize = 24;
+
+pub struct Resolver<'i, 'a> {
+    pub index: &'i Index<'a>,
+}
+
+impl<'a> Resolver<'_, 'a> {
+    /// Resolves `ty` as written in `module`.
+    pub fn resolve(&self, module: &[String], ty: &Type) -> Result<Shape<'a>, Unsupported> {
+        self.resolve_depth(module, ty, 0)
+    }
+
+    fn resolve_depth(
+        &self,
+        module: &[String],
+        ty: &Type,
+        depth: usize,
+    ) -> Result<Shape<'a>, Unsupported> {
+        let span = span_of(ty);
+        let shown = quote::ToTokens::to_token_stream(ty)
+            .to_string()
+            .replace(' ', "");
+        if depth > MAX_DEPTH {
+            return Err(Unsupported::new(
+                span,
+                format!("type `{shown}`"),
+                "its type aliases nest too deeply",
+            ));
+        }
+        let path = match ty {
+            Type::Paren(p) => return self.resolve_depth(module, &p.elem, depth),
+            Type::Group(g) => return self.resolve_depth(module, &g.elem, depth),
+            Type::Tuple(t) if t.elems.is_empty() => return Ok(Shape::Prim(Prim::Unit)),
+            Type::Path(p) if p.qself.is_none() => &p.path,
+            _ => {
+                return Err(Unsupported::new(
+                    span,
+                    format!("type `{shown}`"),
+                    "only named types (structs, enums, std and k8s-openapi types) are supported",
+                ));
+            }
+        };
+        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let args: Vec<&Type> = match path.segments.last().map(|s| &s.arguments) {
+            Some(PathArguments::AngleBracketed(a)) => a
+                .args
+                .iter()
+                .filter_map(|g| match g {
+                    GenericArgument::Type(t) => Some(t),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mid_args = path
+            .segments
+            .iter()
+            .rev()
+            .skip(1)
+            .any(|s| !s.arguments.is_empty());
+        if mid_args {
+            return Err(Unsupported::new(
+                span,
+                format!("type `{shown}`"),
+                "generic arguments inside a path are not supported",
+            ));
+        }
+        if segs.len() == 1
+            && args.is_empty()
+            && !self.shadowed(module, &segs[0])
+            && let Some(p) = Prim::from_primitive(&segs[0])
+        {
+            return Ok(Shape::Prim(p));
+        }
+        match self.resolve_path(module, &segs, depth) {
+            Target::Local(item) => {
+                if !args.is_empty() || !item.item.generics().params.is_empty() {
+                    return Err(Unsupported::new(
+                        span,
+                        format!("generic type `{shown}`"),
+                        "generic user types are not supported",
+                    ));
+                }
+                match item.item {
+                    TypeItem::Alias(alias) => {
+                        self.resolve_depth(&item.module, &alias.ty, depth + 1)
+                    }
+                    _ => Ok(Shape::User(item)),
+                }
+            }
+            Target::Missing(p) => Err(Unsupported::new(
+                span,
+                format!("type `{shown}`"),
+                format!("`{p}` was not found in the given sources"),
+            )),
+            Target::External(full) => self.external(module, &full, &args, &shown, span, depth),
+        }
+    }
+
+    fn external(
+        &self,
+        module: &[String],
+        full: &str,
+        args: &[&Type],
+        shown: &str,
+        span: proc_macro2::Span,
+        depth: usize,
+    ) -> Result<Shape<'a>, Unsupported> {
+        if let Some(w) = Wrapper::from_path(full) {
+            let inner = match (w.is_map(), args) {
+                (false, [t]) => *t,
+                (true, [k, v]) => {
+                    match self.resolve_depth(module, k, depth + 1)? {
+                        Shape::Prim(Prim::String) => {}
+                        _ => {
+                            return Err(Unsupported::new(
+                                span_of(*k),
+                                format!("map key type in `{shown}`"),
+                                "only `String` keys are supported",
+                            ));
+                        }
+                    }
+                    *v
+                }
+                _ => {
+                    return Err(Unsupported::new(
+                        span,
+                        format!("type `{shown}`"),
+                        "unexpected generic arguments",
+                    ));
+                }
+            };
+            let inner = self.resolve_depth(module, inner, depth + 1)?;
+            if w == Wrapper::Option && inner.is_option() {
+                return Err(Unsupported::new(
+                    span,
+                    format!("type `{shown}`"),
+                    "nested `Option`s are not supported",
+                ));
+            }
+            return Ok(Shape::Wrap(w, Box::new(inner)));
+        }
+        if !args.is_empty() {
+            return Err(Unsupported::new(
+                span,
+                format!("type `{shown}`"),
+                "generic types other than std collections are not supported",
+            ));
+        }
+        if let Some(p) = Prim::from_path(full) {
+            return Ok(Shape::Prim(p));
+        }
+        if let Some(k) = k8s_types::lookup(full) {
+            return Ok(Shape::K8s(k));
+        }
+        let why = if k8s_types::is_k8s_path(full) {
+            format!("`{full}` is not in rsbuilder's table of k8s-openapi types")
+        } else {
+            format!(
+                "`{full}` comes from outside the given sources and is not a known std or k8s-openapi type"
+            )
+        };
+        Err(Unsupported::new(span, format!("type `{shown}`"), why))
+    }
+
+    /// Whether `name` in `module` refers to a local type or import (so a primitive name
+    /// would not be the primitive).
+    fn shadowed(&self, module: &[String], name: &str) -> bool {
+        self.index
+            .module(module)
+            .is_some_and(|m| m.types.contains_key(name) || m.uses.contains_key(name))
+    }
+
+    fn resolve_path(&self, module: &[String], segs: &[String], depth: usize) -> Target<'a> {
+        if depth > MAX_DEPTH || segs.is_empty() {
+            return Target::External(segs.join("::"));
+        }
+        let first = segs[0].as_str();
+        match first {
+            "crate" => return self.lookup_abs(&segs[1..], depth),
+            "self" => return self.lookup_abs(&[module, &segs[1..]].concat(), depth),
+            "super" => {
+                let mut base = module.to_vec();
+                let mut rest = segs;
+                while rest.first().is_some_and(|s| s == "super") {
+                    base.pop();
+                    rest = &rest[1..];
+                }
+                return self.lookup_abs(&[&base[..], rest].concat(), depth);
+            }
+            _ => {}
+        }
+        let Some(m) = self.index.module(module) else {
+            return Target::External(segs.join("::"));
+        };
+        if segs.len() == 1
+            && let Some(item) = m.types.get(first)
+        {
+            return Target::Local(self.item_ref(module, *item));
+        }
+        if let Some(target) = m.uses.get(first) {
+            let full = [&target[..], &segs[1..]].concat();
+            return self.resolve_path(module, &full, depth + 1);
+        }
+        let child = [module, &segs[..1]].concat();
+        if self.index.module(&child).is_some() {
+            return self.lookup_abs(&[module, segs].concat(), depth);
+        }
+        for glob in &m.globs {
+            let full = [&glob[..], segs].concat();
+            match self.resolve_path(module, &full, depth + 1) {
+                t @ Target::Local(_) => return t,
+                Target::External(p) if self.known_external(&p) => return Target::External(p),
+                _ => {}
+            }
+        }
+        Target::External(segs.join("::"))
+    }
+
+    fn known_external(&self, path: &str) -> bool {
+        Prim::from_path(path).is_some()
+            || Wrapper::from_path(path).is_some()
+            || k8s_types::lookup(path).is_some()
+    }
+
+    /// A path from the crate root.
+    fn lookup_abs(&self, path: &[String], depth: usize) -> Target<'a> {
+        let Some((name, mods)) = path.split_last() else {
+            return Target::Missing(String::from("crate"));
+        };
+        let module = if self.index.module(mods).is_some() {
+            mods.to_vec()
+        } else {
+            match self.suffix_module(mods) {
+                Some(k) => k,
+                None => return Target::Missing(path.join("::")),
+            }
+        };
+        let Some(m) = self.index.module(&module) else {
+            return Target::Missing(path.join("::"));
+        };
+        if let Some(item) = m.types.get(name) {
+            return Target::Local(self.item_ref(&module, *item));
+        }
+        // A re-export (`pub use`) or glob in that module.
+        if m.uses.contains_key(name) || !m.globs.is_empty() {
+            return self.resolve_path(&module, std::slice::from_ref(name), depth + 1);
+        }
+        Target::Missing(path.join("::"))
+    }
+
+    /// When the sources are a sub-tree of the crate (`--paths src/api`), `crate::api::x`
+    /// names the module rsbuilder knows as `api::x` or `x`: accept the unique longest
+    /// module whose path is a suffix of the requested one.
+    fn suffix_module(&self, mods: &[String]) -> Option<Vec<String>> {
+        let mut found: Option<&Vec<String>> = None;
+        let mut tie = false;
+        for key in self.index.modules.keys() {
+            if key.is_empty() || !mods.ends_with(key) {
+                continue;
+            }
+            match found {
+                Some(f) if f.len() == key.len() => tie = true,
+                Some(f) if f.len() > key.len() => {}
+                _ => {
+                    found = Some(key);
+                    tie = false;
+                }
+            }
+        }
+        if tie { None } else { found.cloned() }
+    }
+
+    fn item_ref(&self, module: &[String], item: TypeItem<'a>) -> ItemRef<'a> {
+        let file = self.index.module(module).map_or(0, |m| m.file);
+        ItemRef {
+            module: module.to_vec(),
+            item,
+            file,
+        }
+    }
+}

@@ -1,0 +1,731 @@
+//! From the syn model to the schema schemars 1.2's `#[derive(JsonSchema)]` would build,
+//! *before* any transform. Each function mirrors one function of schemars_derive's
+//! `schema_exprs.rs` (named in its doc) and uses schemars' own helpers
+//! (`schemars::_private::*`) wherever the derive's generated code calls them, so only the
+//! per-type control flow is re-written here. kube's `KubeSchema` (`#[x_kube]`) is applied
+//! on top, as kube-derive's generated `json_schema` does.
+//!
+//! Anything that cannot be reproduced exactly becomes a diagnostic and the result `None`.
+
+use std::path::Path;
+
+use proc_macro2::Span;
+use schemars::{Schema, SchemaGenerator, json_schema};
+use serde_json::Value;
+use syn::{Fields, Ident};
+
+use super::attrs::schemars::{Common, SchemarsAttrs, Validation};
+use super::attrs::serde::{DefaultAttr, RenameRule, SerdeContainer, SerdeField};
+use super::attrs::{self, Unsupported, kube::XKube, span_of};
+use super::defaults::Defaults;
+use super::diagnostics::Diagnostic;
+use super::model::{Index, ItemRef, TypeItem, derives};
+use super::resolve::{Resolver, Shape};
+use super::typeops::{Op, Slot, apply, with_slot};
+
+/// Builds schemas for one CRD version with one generator (kube-derive's settings).
+pub struct Builder<'i, 'a> {
+    pub index: &'i Index<'a>,
+    pub generator: SchemaGenerator,
+    pub diags: Vec<Diagnostic>,
+    /// Items being built, to refuse recursive types (schemars would emit a `$ref`).
+    stack: Vec<String>,
+}
+
+/// Where a field or variant lives: its module and file.
+#[derive(Clone)]
+pub struct Ctx {
+    pub module: Vec<String>,
+    pub file: usize,
+}
+
+impl<'i, 'a> Builder<'i, 'a> {
+    pub fn new(index: &'i Index<'a>, generator: SchemaGenerator) -> Self {
+        Self {
+            index,
+            generator,
+            diags: Vec::new(),
+            stack: Vec::new(),
+        }
+    }
+
+    pub fn path(&self, ctx: &Ctx) -> &'a Path {
+        self.index.path_of(ctx.file)
+    }
+
+    pub fn refuse(&mut self, ctx: &Ctx, u: Unsupported) {
+        let d = Diagnostic::not_static(self.path(ctx), u.span, u.what, u.why);
+        self.diags.push(d);
+    }
+
+    pub fn error(&mut self, ctx: &Ctx, span: Span, message: impl Into<String>) {
+        let d = Diagnostic::at(self.path(ctx), span, message);
+        self.diags.push(d);
+    }
+
+    fn refuse_all(&mut self, ctx: &Ctx, list: Vec<Unsupported>) -> bool {
+        let any = !list.is_empty();
+        for u in list {
+            self.refuse(ctx, u);
+        }
+        any
+    }
+
+    pub fn resolve(&mut self, ctx: &Ctx, ty: &syn::Type) -> Option<Shape<'a>> {
+        let resolver = Resolver { index: self.index };
+        match resolver.resolve(&ctx.module, ty) {
+            Ok(s) => Some(s),
+            Err(u) => {
+                self.refuse(ctx, u);
+                None
+            }
+        }
+    }
+
+    /// `op` applied to a resolved type.
+    pub fn shape_schema(&mut self, shape: &Shape<'a>, op: Op) -> Option<Schema> {
+        match shape {
+            Shape::Prim(p) => Some(p.apply()(op, &mut self.generator)),
+            Shape::K8s(k) => Some((k.apply)(op, &mut self.generator)),
+            Shape::User(item) => {
+                let s = self.item_schema(item)?;
+                let g = &mut self.generator;
+                Some(with_slot(s, || apply::<Slot>(op, g)))
+            }
+            Shape::Wrap(w, inner) => {
+                let s = self.shape_schema(inner, Op::Subschema)?;
+                let g = &mut self.generator;
+                let f = w.apply();
+                Some(with_slot(s, || f(op, g)))
+            }
+        }
+    }
+
+    /// `T::json_schema(generator)` for a struct or enum from the sources
+    /// (`expr_for_container`).
+    pub fn item_schema(&mut self, item: &ItemRef<'a>) -> Option<Schema> {
+        let ctx = Ctx {
+            module: item.module.clone(),
+            file: item.file,
+        };
+        let ident = item.item.ident();
+        let attrs = item.item.attrs();
+        let key = item.key();
+        if self.stack.contains(&key) {
+            self.refuse(
+                &ctx,
+                Unsupported::new(
+                    ident.span(),
+                    format!("recursive type `{ident}`"),
+                    "schemars would emit a `$ref`, which CRDs do not allow",
+                ),
+            );
+            return None;
+        }
+        let kube_schema = derives(attrs, "KubeSchema");
+        if !derives(attrs, "JsonSchema") && !kube_schema {
+            let manual = self
+                .index
+                .module(&item.module)
+                .is_some_and(|m| m.manual_json_schema.contains(&ident.to_string()));
+            let why = if manual {
+                "it has a hand-written `impl JsonSchema`"
+            } else {
+                "it does not derive `JsonSchema` (its schema comes from elsewhere)"
+            };
+            self.refuse(
+                &ctx,
+                Unsupported::new(ident.span(), format!("type `{ident}`"), why),
+            );
+            return None;
+        }
+        self.stack.push(key);
+        let out = self.container_schema(&ctx, item, kube_schema);
+        self.stack.pop();
+        out
+    }
+
+    fn container_schema(
+        &mut self,
+        ctx: &Ctx,
+        item: &ItemRef<'a>,
+        kube_schema: bool,
+    ) -> Option<Schema> {
+        let attrs = item.item.attrs();
+        let serde = self.read(ctx, attrs::serde::container(attrs))?;
+        let mut sch = self.read(ctx, attrs::schemars::read(attrs))?;
+        if kube_schema {
+            // KubeSchema re-derives a copy of the struct keeping only serde/schemars/doc/validate attributes.
+            sch.common.deprecated = false;
+        }
+        let mut refused = self.refuse_all(ctx, serde.unsupported.clone());
+        refused |= self.refuse_all(ctx, std::mem::take(&mut sch.unsupported));
+        if !sch.validation.is_default() {
+            refused = true;
+            self.refuse(
+                ctx,
+                Unsupported::new(
+                    item.item.ident().span(),
+                    "validation attributes on a container",
+                    "schemars ignores or rejects them there",
+                ),
+            );
+        }
+        if refused {
+            return None;
+        }
+        let mut schema = if let Some(with) = &sch.with {
+            let shape = self.resolve(ctx, with)?;
+            self.shape_schema(&shape, Op::Subschema)?
+        } else {
+            match item.item {
+                TypeItem::Struct(s) => self.struct_data(ctx, item, s, &serde, kube_schema)?,
+                TypeItem::Enum(e) => self.enum_schema(ctx, e, &serde)?,
+                TypeItem::Alias(_) => return None,
+            }
+        };
+        add_common(&mut schema, &sch.common);
+        add_post(&mut schema, &sch.common);
+        Some(schema)
+    }
+
+    fn struct_data(
+        &mut self,
+        ctx: &Ctx,
+        item: &ItemRef<'a>,
+        s: &syn::ItemStruct,
+        serde: &SerdeContainer,
+        kube_schema: bool,
+    ) -> Option<Schema> {
+        match &s.fields {
+            // `#[serde(transparent)]` takes the schema of its one field.
+            Fields::Named(named) if serde.transparent && named.named.len() == 1 => {
+                self.field_expr(ctx, &named.named[0])
+            }
+            Fields::Named(named) => {
+                let fields: Vec<&syn::Field> = named.named.iter().collect();
+                let container_default = match &serde.default {
+                    DefaultAttr::None => None,
+                    DefaultAttr::Default(span) => Some(self.container_default(ctx, item, *span)?),
+                    DefaultAttr::Path(_, span) => {
+                        self.refuse(
+                            ctx,
+                            Unsupported::new(
+                                *span,
+                                "`#[serde(default = \"...\")]` on a struct",
+                                "the default comes from running user code",
+                            ),
+                        );
+                        return None;
+                    }
+                };
+                let mut schema = self.struct_schema(
+                    ctx,
+                    &fields,
+                    serde.rename_all,
+                    container_default.as_ref(),
+                    serde.deny_unknown_fields,
+                    kube_schema,
+                )?;
+                if kube_schema {
+                    self.apply_kube_schema(ctx, s, &mut schema, serde.rename_all)?;
+                }
+                Some(schema)
+            }
+            Fields::Unnamed(u) if u.unnamed.len() == 1 => {
+                // Newtype structs (and `#[serde(transparent)]`) take the inner field's schema.
+                self.field_expr(ctx, &u.unnamed[0])
+            }
+            Fields::Unit => Some(apply::<()>(Op::Subschema, &mut self.generator)),
+            Fields::Unnamed(_) => {
+                self.refuse(
+                    ctx,
+                    Unsupported::new(
+                        s.ident.span(),
+                        format!("tuple struct `{}`", s.ident),
+                        "tuple schemas (`prefixItems`) are not structural",
+                    ),
+                );
+                None
+            }
+        }
+    }
+
+    /// The value `Self::default()` has for a container with `#[serde(default)]`.
+    fn container_default(
+        &mut self,
+        ctx: &Ctx,
+        item: &ItemRef<'a>,
+        span: Span,
+    ) -> Option<ContainerDefault> {
+        let ident = item.item.ident();
+        if !derives(item.item.attrs(), "Default") {
+            self.refuse(
+                ctx,
+                Unsupported::new(
+                    span,
+                    format!("`#[serde(default)]` on `{ident}`"),
+                    "it needs a hand-written `Default` impl's values",
+                ),
+            );
+            return None;
+        }
+        Some(ContainerDefault)
+    }
+
+    /// `expr_for_struct`.
+    fn struct_schema(
+        &mut self,
+        ctx: &Ctx,
+        fields: &[&syn::Field],
+        rename_all: Option<RenameRule>,
+        container_default: Option<&ContainerDefault>,
+        deny_unknown_fields: bool,
+        kube_schema: bool,
+    ) -> Option<Schema> {
+        let mut schema = if deny_unknown_fields {
+            json_schema!({"type": "object", "additionalProperties": false})
+        } else {
+            json_schema!({"type": "object"})
+        };
+        let mut ok = true;
+        for field in fields {
+            ok &= self
+                .struct_field(
+                    ctx,
+                    &mut schema,
+                    field,
+                    rename_all,
+                    container_default.is_some(),
+                    kube_schema,
+                )
+                .is_some();
+        }
+        ok.then_some(schema)
+    }
+
+    fn struct_field(
+        &mut self,
+        ctx: &Ctx,
+        schema: &mut Schema,
+        field: &syn::Field,
+        rename_all: Option<RenameRule>,
+        container_default: bool,
+        kube_schema: bool,
+    ) -> Option<()> {
+        let sf = self.read(ctx, attrs::serde::field(&field.attrs))?;
+        let mut sa = self.read(ctx, attrs::schemars::read(&field.attrs))?;
+        if kube_schema {
+            sa.common.deprecated = false;
+        }
+        let mut refused = self.refuse_all(ctx, sf.unsupported.clone());
+        refused |= self.refuse_all(ctx, std::mem::take(&mut sa.unsupported));
+        if refused {
+            return None;
+        }
+        // Deserialize contract: fields serde never reads are not in the schema.
+        if sf.skip_deserializing {
+            return Some(());
+        }
+        let name = field_name(field.ident.as_ref(), &sf, rename_all);
+        let ty = sa.with.clone().unwrap_or_else(|| field.ty.clone());
+        let shape = self.resolve(ctx, &ty)?;
+        let required = sa.validation.required;
+        if sf.flatten {
+            let sub = self.shape_schema(&shape, Op::Flatten { required })?;
+            schemars::_private::flatten(schema, sub);
+            return Some(());
+        }
+        let mut sub = self.shape_schema(
+            &shape,
+            if required {
+                Op::NonOptional
+            } else {
+                Op::Subschema
+            },
+        )?;
+        add_common(&mut sub, &sa.common);
+        add_validation(&mut sub, &sa.validation);
+        if sf.skip_serializing {
+            sub.insert("writeOnly".into(), true.into());
+        }
+        let has_default = container_default || !sf.default.is_none();
+        if has_default && !sf.skip_serializing {
+            let span = match &sf.default {
+                DefaultAttr::Default(s) | DefaultAttr::Path(_, s) => *s,
+                DefaultAttr::None => span_of(field),
+            };
+            let value = Defaults { builder: self }.field_default(ctx, &sf, &shape, span)?;
+            if let Some(v) = value {
+                sub.insert("default".into(), v);
+            }
+        }
+        add_post(&mut sub, &sa.common);
+        let is_optional = has_default || (!required && shape.is_option());
+        schemars::_private::insert_object_property(schema, &name, is_optional, sub);
+        Some(())
+    }
+
+    /// `expr_for_field` for a newtype struct or variant's single field.
+    fn field_expr(&mut self, ctx: &Ctx, field: &syn::Field) -> Option<Schema> {
+        let mut sa = self.read(ctx, attrs::schemars::read(&field.attrs))?;
+        let sf = self.read(ctx, attrs::serde::field(&field.attrs))?;
+        let mut refused = self.refuse_all(ctx, sf.unsupported.clone());
+        refused |= self.refuse_all(ctx, std::mem::take(&mut sa.unsupported));
+        if refused {
+            return None;
+        }
+        let ty = sa.with.clone().unwrap_or_else(|| field.ty.clone());
+        let shape = self.resolve(ctx, &ty)?;
+        let op = if sa.validation.required {
+            Op::NonOptional
+        } else {
+            Op::Subschema
+        };
+        let mut s = self.shape_schema(&shape, op)?;
+        add_common(&mut s, &sa.common);
+        add_validation(&mut s, &sa.validation);
+        if sf.skip_serializing {
+            s.insert("writeOnly".into(), true.into());
+        }
+        add_post(&mut s, &sa.common);
+        Some(s)
+    }
+
+    /// `expr_for_enum`: externally tagged and untagged enums. Internally and adjacently
+    /// tagged enums are refused: kube's structural rewrite panics on their shared tag.
+    fn enum_schema(
+        &mut self,
+        ctx: &Ctx,
+        e: &syn::ItemEnum,
+        serde: &SerdeContainer,
+    ) -> Option<Schema> {
+        if serde.tag.is_some() {
+            let why = if serde.content.is_some() {
+                "adjacently tagged"
+            } else {
+                "internally tagged"
+            };
+            self.refuse(
+                ctx,
+                Unsupported::new(e.ident.span(), format!("{why} enum `{}`", e.ident), "kube-derive's structural rewrite cannot merge the variants' shared tag property (it panics at run time)"),
+            );
+            return None;
+        }
+        if e.variants.is_empty() {
+            return Some(Schema::from(false));
+        }
+        let mut variants = Vec::new();
+        let mut ok = true;
+        for v in &e.variants {
+            match self.variant(ctx, v, serde) {
+                Some(Some(info)) => variants.push(info),
+                Some(None) => {}
+                None => ok = false,
+            }
+        }
+        if !ok {
+            return None;
+        }
+        if serde.untagged {
+            let mut schemas = Vec::new();
+            for v in &variants {
+                let mut s = self.untagged_variant(ctx, v, serde)?;
+                add_common(&mut s, &v.attrs.common);
+                add_post(&mut s, &v.attrs.common);
+                schemas.push(s.to_value());
+            }
+            return Some(json_schema!({ "anyOf": schemas }));
+        }
+        // expr_for_external_tagged_enum
+        let (units, complex): (Vec<&VariantInfo>, Vec<&VariantInfo>) =
+            variants.iter().partition(|v| {
+                v.is_unit() && v.attrs.common.is_default() && v.attrs.with.is_none() && !v.untagged
+            });
+        let unit_names: Vec<Value> = units.iter().map(|v| Value::from(v.name.clone())).collect();
+        let unit_schema = json_schema!({"type": "string", "enum": unit_names});
+        if complex.is_empty() {
+            return Some(unit_schema);
+        }
+        let mut schemas = Vec::new();
+        if !units.is_empty() {
+            schemas.push(unit_schema.to_value());
+        }
+        let mut unique = true;
+        for v in complex {
+            if v.untagged {
+                unique = false;
+                let mut s = self.untagged_variant(ctx, v, serde)?;
+                add_common(&mut s, &v.attrs.common);
+                add_post(&mut s, &v.attrs.common);
+                schemas.push(s.to_value());
+                continue;
+            }
+            let mut s = if v.is_unit() && v.attrs.with.is_none() {
+                schemars::_private::new_unit_enum_variant(&v.name)
+            } else {
+                let sub = self.untagged_variant(ctx, v, serde)?;
+                schemars::_private::new_externally_tagged_enum_variant(&v.name, sub)
+            };
+            add_common(&mut s, &v.attrs.common);
+            add_post(&mut s, &v.attrs.common);
+            schemas.push(s.to_value());
+        }
+        let keyword = if unique { "oneOf" } else { "anyOf" };
+        let mut map = serde_json::Map::new();
+        map.insert(keyword.into(), Value::Array(schemas));
+        Some(Schema::from(map))
+    }
+
+    /// Reads a variant; `Some(None)` when the deserialize contract skips it.
+    fn variant<'v>(
+        &mut self,
+        ctx: &Ctx,
+        v: &'v syn::Variant,
+        serde: &SerdeContainer,
+    ) -> Option<Option<VariantInfo<'v>>> {
+        let sv = self.read(ctx, attrs::serde::variant(&v.attrs))?;
+        let mut sa = self.read(ctx, attrs::schemars::read(&v.attrs))?;
+        let mut refused = self.refuse_all(ctx, sv.unsupported.clone());
+        refused |= self.refuse_all(ctx, std::mem::take(&mut sa.unsupported));
+        if refused {
+            return None;
+        }
+        if sv.skip_deserializing {
+            return Some(None);
+        }
+        let ident = unraw(&v.ident);
+        let name = sv.rename.clone().unwrap_or_else(|| match serde.rename_all {
+            Some(rule) => rule.apply_to_variant(&ident),
+            None => ident.clone(),
+        });
+        if let Fields::Unnamed(u) = &v.fields
+            && u.unnamed.len() > 1
+        {
+            self.refuse(
+                ctx,
+                Unsupported::new(
+                    v.ident.span(),
+                    format!("tuple variant `{}`", v.ident),
+                    "tuple schemas (`prefixItems`) are not structural",
+                ),
+            );
+            return None;
+        }
+        Some(Some(VariantInfo {
+            variant: v,
+            name,
+            untagged: sv.untagged,
+            rename_all: sv.rename_all.or(serde.rename_all_fields),
+            attrs: sa,
+        }))
+    }
+
+    /// `expr_for_untagged_enum_variant` without the variant's own mutators (the callers add
+    /// them where the derive does).
+    fn untagged_variant(
+        &mut self,
+        ctx: &Ctx,
+        v: &VariantInfo<'_>,
+        serde: &SerdeContainer,
+    ) -> Option<Schema> {
+        if let Some(with) = &v.attrs.with {
+            let shape = self.resolve(ctx, with)?;
+            return self.shape_schema(&shape, Op::Subschema);
+        }
+        match &v.variant.fields {
+            Fields::Unit => Some(apply::<()>(Op::Subschema, &mut self.generator)),
+            Fields::Unnamed(u) => self.field_expr(ctx, &u.unnamed[0]),
+            Fields::Named(n) => {
+                let fields: Vec<&syn::Field> = n.named.iter().collect();
+                self.struct_schema(
+                    ctx,
+                    &fields,
+                    v.rename_all,
+                    None,
+                    serde.deny_unknown_fields,
+                    false,
+                )
+            }
+        }
+    }
+
+    /// kube-derive's `KubeSchema`: struct-level `validate`, then per field
+    /// `validate_property`/`merge_strategy_property` + `merge_properties`.
+    fn apply_kube_schema(
+        &mut self,
+        ctx: &Ctx,
+        s: &syn::ItemStruct,
+        schema: &mut Schema,
+        rename_all: Option<RenameRule>,
+    ) -> Option<()> {
+        let x = self.read(ctx, attrs::kube::read_x_kube(&s.attrs))?;
+        if self.refuse_all(ctx, x.unsupported.clone()) {
+            return None;
+        }
+        for rule in x.validations {
+            if let Err(e) = kube_core::validate(schema, rule) {
+                self.error(ctx, s.ident.span(), format!("invalid CEL rule: {e}"));
+            }
+        }
+        let Fields::Named(named) = &s.fields else {
+            return Some(());
+        };
+        for field in &named.named {
+            let x: XKube = self.read(ctx, attrs::kube::read_x_kube(&field.attrs))?;
+            if self.refuse_all(ctx, x.unsupported.clone()) || x.is_empty() {
+                continue;
+            }
+            let sf = self.read(ctx, attrs::serde::field(&field.attrs))?;
+            if sf.flatten {
+                self.refuse(
+                    ctx,
+                    Unsupported::new(
+                        span_of(field),
+                        "`#[x_kube]` on a flattened field",
+                        "kube applies it to whichever property comes first",
+                    ),
+                );
+                continue;
+            }
+            if sf.skip_deserializing {
+                continue;
+            }
+            let name = field_name(field.ident.as_ref(), &sf, rename_all);
+            let Some(prop) = schema.get_mut("properties").and_then(|p| p.get_mut(&name)) else {
+                continue;
+            };
+            let Ok(mut prop_schema) = Schema::try_from(prop.clone()) else {
+                continue;
+            };
+            for rule in &x.validations {
+                if let Err(e) = kube_core::validate(&mut prop_schema, rule.clone()) {
+                    self.error(ctx, span_of(field), format!("invalid CEL rule: {e}"));
+                }
+            }
+            let mut value = prop_schema.to_value();
+            if let Some(strategy) = x.merge_strategy.clone()
+                && let Err(e) = kube_core::merge_strategy(&mut value, strategy)
+            {
+                self.error(ctx, span_of(field), format!("invalid merge strategy: {e}"));
+            }
+            *prop = value;
+        }
+        Some(())
+    }
+
+    /// Turns an attribute parse error into a diagnostic.
+    pub fn read<T>(&mut self, ctx: &Ctx, r: syn::Result<T>) -> Option<T> {
+        match r {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.error(ctx, e.span(), format!("invalid attribute: {e}"));
+                None
+            }
+        }
+    }
+}
+
+/// Marker: the container derives `Default`, so `Self::default().field` is the field type's default.
+pub struct ContainerDefault;
+
+pub struct VariantInfo<'v> {
+    pub variant: &'v syn::Variant,
+    pub name: String,
+    pub untagged: bool,
+    pub rename_all: Option<RenameRule>,
+    pub attrs: SchemarsAttrs,
+}
+
+impl VariantInfo<'_> {
+    fn is_unit(&self) -> bool {
+        matches!(self.variant.fields, Fields::Unit)
+    }
+}
+
+pub fn unraw(ident: &Ident) -> String {
+    let s = ident.to_string();
+    s.strip_prefix("r#").map(str::to_string).unwrap_or(s)
+}
+
+/// The deserialize name of a field.
+pub fn field_name(
+    ident: Option<&Ident>,
+    sf: &SerdeField,
+    rename_all: Option<RenameRule>,
+) -> String {
+    if let Some(r) = &sf.rename {
+        return r.clone();
+    }
+    let raw = ident.map(unraw).unwrap_or_default();
+    match rename_all {
+        Some(rule) => rule.apply_to_field(&raw),
+        None => raw,
+    }
+}
+
+/// `CommonAttrs::add_mutators` (the part applied before validation and defaults).
+pub fn add_common(schema: &mut Schema, c: &Common) {
+    let (doc_title, doc_description) = match &c.doc {
+        Some(doc) => {
+            let (t, d) = schemars::_private::get_title_and_description(doc);
+            (Some(t.to_string()), Some(d.to_string()))
+        }
+        None => (None, None),
+    };
+    if let Some(title) = c.title.clone().or(doc_title) {
+        schemars::_private::insert_metadata_property_if_nonempty(schema, "title", title);
+    }
+    if let Some(description) = c.description.clone().or(doc_description) {
+        schemars::_private::insert_metadata_property_if_nonempty(
+            schema,
+            "description",
+            description,
+        );
+    }
+    if c.deprecated {
+        schema.insert("deprecated".into(), true.into());
+    }
+    if !c.examples.is_empty() {
+        schema.insert("examples".into(), Value::Array(c.examples.clone()));
+    }
+}
+
+/// The post-mutators: `extend(...)` entries, applied after everything else.
+pub fn add_post(schema: &mut Schema, c: &Common) {
+    for (k, v) in &c.extensions {
+        schema.insert(k.clone(), v.clone());
+    }
+}
+
+/// `ValidationAttrs::add_mutators`.
+pub fn add_validation(schema: &mut Schema, v: &Validation) {
+    use schemars::_private::insert_validation_property as insert;
+    if let Some(len) = &v.length {
+        for (ty, suffix) in [("string", "Length"), ("array", "Items")] {
+            if let Some(min) = &len.min {
+                insert(schema, ty, &format!("min{suffix}"), min.clone());
+            }
+            if let Some(max) = &len.max {
+                insert(schema, ty, &format!("max{suffix}"), max.clone());
+            }
+        }
+    }
+    if let Some(range) = &v.range {
+        if let Some(min) = &range.min {
+            insert(schema, "number", "minimum", min.clone());
+        }
+        if let Some(max) = &range.max {
+            insert(schema, "number", "maximum", max.clone());
+        }
+    }
+    if let Some(pattern) = &v.pattern {
+        insert(schema, "string", "pattern", pattern.clone());
+    }
+    if let Some(contains) = &v.contains {
+        schemars::_private::must_contain(schema, contains);
+    }
+    if let Some(format) = v.format {
+        schema.insert("format".into(), format.into());
+    }
+}

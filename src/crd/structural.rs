@@ -1,0 +1,178 @@
+//! Kubernetes' structural-schema rules (apiextensions `ValidateStructural`), checked on the
+//! final `JSONSchemaProps` of every version before anything is written:
+//!
+//! - every node has a `type`, unless it is `x-kubernetes-int-or-string` or
+//!   `x-kubernetes-preserve-unknown-fields`;
+//! - inside `allOf`/`anyOf`/`oneOf`/`not`: no `type`, `description`, `default`, `nullable`,
+//!   `additionalProperties`, `title` or `x-kubernetes-preserve-unknown-fields`;
+//! - not both `properties` and `additionalProperties`;
+//! - `items` is one schema, not a list;
+//! - at the root: `type: object`, and `metadata` may only restrict `name`/`generateName`.
+//!
+//! The storage-version rule is checked where versions are merged.
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceDefinition, JSONSchemaProps, JSONSchemaPropsOrArray, JSONSchemaPropsOrBool,
+};
+
+/// Every violation in a CRD, each prefixed with its path
+/// (`spec.versions[v1].schema.openAPIV3Schema.properties[spec]...`).
+pub fn check(crd: &CustomResourceDefinition) -> Vec<String> {
+    let mut out = Vec::new();
+    for v in &crd.spec.versions {
+        let Some(schema) = v
+            .schema
+            .as_ref()
+            .and_then(|s| s.open_api_v3_schema.as_ref())
+        else {
+            continue;
+        };
+        let base = format!("spec.versions[{}].schema.openAPIV3Schema", v.name);
+        check_root(schema, &base, &mut out);
+    }
+    out
+}
+
+/// Checks one version's root schema.
+pub fn check_root(schema: &JSONSchemaProps, base: &str, out: &mut Vec<String>) {
+    if schema.type_.as_deref() != Some("object") {
+        out.push(format!("{base}: the root must have type \"object\""));
+    }
+    if let Some(meta) = schema.properties.as_ref().and_then(|p| p.get("metadata")) {
+        let allowed = meta
+            .properties
+            .as_ref()
+            .is_none_or(|p| p.keys().all(|k| k == "name" || k == "generateName"));
+        if !allowed {
+            out.push(format!(
+                "{base}.properties[metadata]: only `name` and `generateName` may be restricted"
+            ));
+        }
+    }
+    node(schema, base, false, out);
+}
+
+fn node(s: &JSONSchemaProps, path: &str, in_junctor: bool, out: &mut Vec<String>) {
+    let int_or_string = s.x_kubernetes_int_or_string == Some(true);
+    let preserve = s.x_kubernetes_preserve_unknown_fields == Some(true);
+    if in_junctor {
+        let forbidden = [
+            ("type", s.type_.is_some()),
+            ("description", s.description.is_some()),
+            ("default", s.default.is_some()),
+            ("nullable", s.nullable.is_some()),
+            ("additionalProperties", s.additional_properties.is_some()),
+            ("title", s.title.is_some()),
+            (
+                "x-kubernetes-preserve-unknown-fields",
+                s.x_kubernetes_preserve_unknown_fields.is_some(),
+            ),
+        ];
+        for (key, present) in forbidden {
+            if present {
+                out.push(format!(
+                    "{path}: `{key}` must not be set inside allOf/anyOf/oneOf/not"
+                ));
+            }
+        }
+    } else if s.type_.as_deref().is_none_or(str::is_empty) && !int_or_string && !preserve {
+        out.push(format!("{path}: must have a `type` (or x-kubernetes-int-or-string / x-kubernetes-preserve-unknown-fields)"));
+    }
+    if s.properties.as_ref().is_some_and(|p| !p.is_empty()) && s.additional_properties.is_some() {
+        out.push(format!(
+            "{path}: `properties` and `additionalProperties` must not both be set"
+        ));
+    }
+    if let Some(props) = &s.properties {
+        for (k, v) in props {
+            node(v, &format!("{path}.properties[{k}]"), in_junctor, out);
+        }
+    }
+    match &s.items {
+        Some(JSONSchemaPropsOrArray::Schema(items)) => {
+            node(items, &format!("{path}.items"), in_junctor, out)
+        }
+        Some(JSONSchemaPropsOrArray::Schemas(_)) => {
+            out.push(format!("{path}.items: must be a single schema, not a list"))
+        }
+        None => {}
+    }
+    if let Some(JSONSchemaPropsOrBool::Schema(ap)) = &s.additional_properties {
+        node(ap, &format!("{path}.additionalProperties"), in_junctor, out);
+    }
+    for (key, list) in [
+        ("allOf", &s.all_of),
+        ("anyOf", &s.any_of),
+        ("oneOf", &s.one_of),
+    ] {
+        for (i, sub) in list.iter().flatten().enumerate() {
+            node(sub, &format!("{path}.{key}[{i}]"), true, out);
+        }
+    }
+    if let Some(not) = &s.not {
+        node(not, &format!("{path}.not"), true, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn violations(v: serde_json::Value) -> Vec<String> {
+        let s: JSONSchemaProps = serde_json::from_value(v).unwrap();
+        let mut out = Vec::new();
+        check_root(&s, "root", &mut out);
+        out
+    }
+
+    #[test]
+    fn untyped_node_before_and_after() {
+        let before = serde_json::json!({"type": "object", "properties": {"x": {}}});
+        assert_eq!(
+            violations(before),
+            [
+                "root.properties[x]: must have a `type` (or x-kubernetes-int-or-string / x-kubernetes-preserve-unknown-fields)"
+            ]
+        );
+        let after = serde_json::json!({"type": "object", "properties": {"x": {"x-kubernetes-preserve-unknown-fields": true}}});
+        assert!(violations(after).is_empty());
+    }
+
+    #[test]
+    fn junctor_metadata_before_and_after() {
+        let before = serde_json::json!({"type": "object", "properties": {"a": {"type": "string"}},
+            "oneOf": [{"required": ["a"], "description": "x"}]});
+        assert_eq!(
+            violations(before),
+            ["root.oneOf[0]: `description` must not be set inside allOf/anyOf/oneOf/not"]
+        );
+        let after = serde_json::json!({"type": "object", "properties": {"a": {"type": "string"}}, "oneOf": [{"required": ["a"]}]});
+        assert!(violations(after).is_empty());
+    }
+
+    #[test]
+    fn properties_and_additional_properties_before_and_after() {
+        let before = serde_json::json!({"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": {"type": "string"}});
+        assert_eq!(violations(before).len(), 1);
+        let after =
+            serde_json::json!({"type": "object", "additionalProperties": {"type": "string"}});
+        assert!(violations(after).is_empty());
+    }
+
+    #[test]
+    fn items_list_and_metadata_before_and_after() {
+        let before = serde_json::json!({"type": "object", "properties": {
+            "l": {"type": "array", "items": [{"type": "string"}]},
+            "metadata": {"type": "object", "properties": {"labels": {"type": "object"}}}}});
+        assert_eq!(violations(before).len(), 2);
+        let after = serde_json::json!({"type": "object", "properties": {
+            "l": {"type": "array", "items": {"type": "string"}},
+            "metadata": {"type": "object", "properties": {"name": {"type": "string"}}}}});
+        assert!(violations(after).is_empty());
+    }
+
+    #[test]
+    fn root_must_be_object() {
+        assert_eq!(violations(serde_json::json!({"type": "string"})).len(), 1);
+    }
+}

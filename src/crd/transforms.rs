@@ -1,0 +1,98 @@
+//! The rewrite passes, in the order kube-derive 5 runs them — the very same transform
+//! values, not copies: `SchemaSettings::openapi3()`'s list (ReplaceUnevaluatedProperties,
+//! ReplaceBoolSchemas, AddNullable, RemoveRefSiblings, SetSingleExample, ReplaceConstValue,
+//! ReplacePrefixItems), then `AddNullable`, kube's `StructuralSchemaRewriter`,
+//! `OptionalEnum` and `OptionalIntOrString` (kube-derive `custom_resource/mod.rs`).
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use schemars::generate::SchemaSettings;
+use schemars::{Schema, SchemaGenerator};
+
+/// kube-derive's generator settings: inline everything, no `$schema`.
+pub fn settings() -> SchemaSettings {
+    SchemaSettings::openapi3()
+        .with(|s| {
+            s.inline_subschemas = true;
+            s.meta_schema = None;
+        })
+        .with_transform(schemars::transform::AddNullable::default())
+        .with_transform(kube_core::schema::StructuralSchemaRewriter)
+        .with_transform(kube_core::schema::OptionalEnum)
+        .with_transform(kube_core::schema::OptionalIntOrString)
+}
+
+pub fn generator() -> SchemaGenerator {
+    settings().into_generator()
+}
+
+/// Runs every transform of `generator` on `schema`, in order (what
+/// `into_root_schema_for` does last). kube's rewriter panics on shapes it rejects
+/// (conflicting variant properties or types); that becomes `Err` with its message, so the
+/// caller can report it at the type.
+pub fn apply(generator: &mut SchemaGenerator, schema: &mut Schema) -> Result<(), String> {
+    let run = AssertUnwindSafe(|| {
+        for t in generator.transforms_mut() {
+            t.transform(schema);
+        }
+    });
+    // Keep kube's panic message off stderr: it is reported as a diagnostic instead.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = catch_unwind(run);
+    std::panic::set_hook(hook);
+    result.map_err(|payload| {
+        payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "kube's structural schema rewrite failed".to_string())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn run(v: serde_json::Value) -> serde_json::Value {
+        let mut g = generator();
+        let mut s: Schema = serde_json::from_value(v).unwrap();
+        apply(&mut g, &mut s).unwrap();
+        s.to_value()
+    }
+
+    #[test]
+    fn option_becomes_nullable() {
+        assert_eq!(
+            run(json!({"type": ["string", "null"]})),
+            json!({"type": "string", "nullable": true})
+        );
+    }
+
+    #[test]
+    fn one_of_properties_are_hoisted() {
+        let before = json!({"oneOf": [
+            {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": false},
+            {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"], "additionalProperties": false}
+        ]});
+        let after = run(before);
+        assert_eq!(after["type"], "object");
+        assert_eq!(after["properties"]["a"], json!({"type": "string"}));
+        assert_eq!(
+            after["oneOf"],
+            json!([{"required": ["a"]}, {"required": ["b"]}])
+        );
+    }
+
+    #[test]
+    fn conflicting_variants_are_an_error_not_a_panic() {
+        let mut g = generator();
+        let mut s: Schema = serde_json::from_value(json!({"oneOf": [
+            {"type": "object", "properties": {"a": {"type": "string"}}},
+            {"type": "object", "properties": {"a": {"type": "integer"}}}
+        ]}))
+        .unwrap();
+        assert!(apply(&mut g, &mut s).unwrap_err().contains("\"a\""));
+    }
+}

@@ -1,0 +1,260 @@
+//! Running schemars' own `JsonSchema` impls on types rsbuilder only knows by name.
+//!
+//! Standard types (`u16`, `String`, `Option<_>`, `BTreeMap<String, _>`, ...) and
+//! Kubernetes types are real Rust types here, so their schemas come from schemars /
+//! k8s-openapi themselves. A user type has no Rust type in this process: its schema is
+//! built by [`super::schema`] and handed to the generic impls through [`Slot`], a
+//! `JsonSchema` type whose schema is "whatever was put in the slot". `Option<Slot>` then
+//! behaves exactly like `Option<UserType>` would.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+
+/// What the derive asks of a field's type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// `generator.subschema_for::<T>()`
+    Subschema,
+    /// `T::_schemars_private_non_optional_json_schema(generator)` (for `#[schemars(required)]`)
+    NonOptional,
+    /// `json_schema_for_flatten::<T>(generator, required)` (for `#[serde(flatten)]`)
+    Flatten { required: bool },
+}
+
+pub type ApplyFn = fn(Op, &mut SchemaGenerator) -> Schema;
+
+/// Runs `op` on the real type `T`.
+pub fn apply<T: JsonSchema + ?Sized>(op: Op, generator: &mut SchemaGenerator) -> Schema {
+    match op {
+        Op::Subschema => generator.subschema_for::<T>(),
+        Op::NonOptional => T::_schemars_private_non_optional_json_schema(generator),
+        // schemars_derive calls this hidden helper for flattened fields; calling the same
+        // function keeps the unit-variant and `Option` special cases identical.
+        Op::Flatten { required } => {
+            schemars::_private::json_schema_for_flatten::<T>(generator, required)
+        }
+    }
+}
+
+thread_local! {
+    static SLOT: RefCell<Vec<Schema>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A stand-in type whose schema is the one most recently given to [`with_slot`].
+pub struct Slot;
+
+impl JsonSchema for Slot {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Slot".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        SLOT.with(|s| s.borrow().last().cloned())
+            .unwrap_or_else(|| Schema::from(false))
+    }
+}
+
+/// Runs `f` (which applies an impl over `Slot`) with `schema` in the slot.
+pub fn with_slot(schema: Schema, f: impl FnOnce() -> Schema) -> Schema {
+    SLOT.with(|s| s.borrow_mut().push(schema));
+    let out = f();
+    SLOT.with(|s| s.borrow_mut().pop());
+    out
+}
+
+/// A standard generic type with one type parameter we resolve ourselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wrapper {
+    Option,
+    Vec,
+    VecDeque,
+    Box,
+    Arc,
+    Rc,
+    BTreeSet,
+    HashSet,
+    /// A map with `String` keys; other keys are refused.
+    BTreeMap,
+    HashMap,
+}
+
+impl Wrapper {
+    /// The impl over `Wrapper<Slot>`.
+    pub fn apply(self) -> ApplyFn {
+        match self {
+            Self::Option => apply::<Option<Slot>>,
+            Self::Vec => apply::<Vec<Slot>>,
+            Self::VecDeque => apply::<VecDeque<Slot>>,
+            Self::Box => apply::<Box<Slot>>,
+            Self::Arc => apply::<std::sync::Arc<Slot>>,
+            Self::Rc => apply::<std::rc::Rc<Slot>>,
+            Self::BTreeSet => apply::<BTreeSet<Slot>>,
+            Self::HashSet => apply::<HashSet<Slot>>,
+            Self::BTreeMap => apply::<BTreeMap<String, Slot>>,
+            Self::HashMap => apply::<HashMap<String, Slot>>,
+        }
+    }
+
+    pub fn is_map(self) -> bool {
+        matches!(self, Self::BTreeMap | Self::HashMap)
+    }
+
+    /// From a fully qualified path or a prelude name.
+    pub fn from_path(path: &str) -> Option<Self> {
+        Some(match path {
+            "Option" | "std::option::Option" | "core::option::Option" => Self::Option,
+            "Vec" | "std::vec::Vec" | "alloc::vec::Vec" => Self::Vec,
+            "Box" | "std::boxed::Box" | "alloc::boxed::Box" => Self::Box,
+            "std::collections::VecDeque"
+            | "alloc::collections::VecDeque"
+            | "std::collections::vec_deque::VecDeque" => Self::VecDeque,
+            "std::sync::Arc" | "alloc::sync::Arc" => Self::Arc,
+            "std::rc::Rc" | "alloc::rc::Rc" => Self::Rc,
+            "std::collections::BTreeSet"
+            | "alloc::collections::BTreeSet"
+            | "std::collections::btree_set::BTreeSet" => Self::BTreeSet,
+            "std::collections::HashSet" | "std::collections::hash_set::HashSet" => Self::HashSet,
+            "std::collections::BTreeMap"
+            | "alloc::collections::BTreeMap"
+            | "std::collections::btree_map::BTreeMap" => Self::BTreeMap,
+            "std::collections::HashMap" | "std::collections::hash_map::HashMap" => Self::HashMap,
+            _ => return None,
+        })
+    }
+}
+
+/// A non-generic standard type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prim {
+    String,
+    Bool,
+    Char,
+    U8,
+    U16,
+    U32,
+    U64,
+    U128,
+    Usize,
+    I8,
+    I16,
+    I32,
+    I64,
+    I128,
+    Isize,
+    F32,
+    F64,
+    JsonValue,
+    PathBuf,
+    Unit,
+}
+
+impl Prim {
+    pub fn apply(self) -> ApplyFn {
+        match self {
+            Self::String => apply::<String>,
+            Self::Bool => apply::<bool>,
+            Self::Char => apply::<char>,
+            Self::U8 => apply::<u8>,
+            Self::U16 => apply::<u16>,
+            Self::U32 => apply::<u32>,
+            Self::U64 => apply::<u64>,
+            Self::U128 => apply::<u128>,
+            Self::Usize => apply::<usize>,
+            Self::I8 => apply::<i8>,
+            Self::I16 => apply::<i16>,
+            Self::I32 => apply::<i32>,
+            Self::I64 => apply::<i64>,
+            Self::I128 => apply::<i128>,
+            Self::Isize => apply::<isize>,
+            Self::F32 => apply::<f32>,
+            Self::F64 => apply::<f64>,
+            Self::JsonValue => apply::<serde_json::Value>,
+            Self::PathBuf => apply::<std::path::PathBuf>,
+            Self::Unit => apply::<()>,
+        }
+    }
+
+    /// Primitive type names (never shadowed by paths).
+    pub fn from_primitive(name: &str) -> Option<Self> {
+        Some(match name {
+            "bool" => Self::Bool,
+            "char" => Self::Char,
+            "u8" => Self::U8,
+            "u16" => Self::U16,
+            "u32" => Self::U32,
+            "u64" => Self::U64,
+            "u128" => Self::U128,
+            "usize" => Self::Usize,
+            "i8" => Self::I8,
+            "i16" => Self::I16,
+            "i32" => Self::I32,
+            "i64" => Self::I64,
+            "i128" => Self::I128,
+            "isize" => Self::Isize,
+            "f32" => Self::F32,
+            "f64" => Self::F64,
+            _ => return None,
+        })
+    }
+
+    /// Fully qualified paths and the prelude's `String`.
+    pub fn from_path(path: &str) -> Option<Self> {
+        Some(match path {
+            "String" | "std::string::String" | "alloc::string::String" => Self::String,
+            "serde_json::Value" | "serde_json::value::Value" => Self::JsonValue,
+            "std::path::PathBuf" => Self::PathBuf,
+            other => {
+                return Self::from_primitive(
+                    other.strip_prefix("std::primitive::").unwrap_or(other),
+                );
+            }
+        })
+    }
+
+    pub fn is_integer(self) -> bool {
+        matches!(
+            self,
+            Self::U8
+                | Self::U16
+                | Self::U32
+                | Self::U64
+                | Self::U128
+                | Self::Usize
+                | Self::I8
+                | Self::I16
+                | Self::I32
+                | Self::I64
+                | Self::I128
+                | Self::Isize
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schemars::generate::SchemaSettings;
+
+    #[test]
+    fn slot_behaves_like_the_real_type() {
+        #[derive(JsonSchema)]
+        #[allow(dead_code)]
+        struct Inner {
+            a: u8,
+        }
+        let mut g = SchemaSettings::openapi3()
+            .with(|s| s.inline_subschemas = true)
+            .into_generator();
+        let real = g.subschema_for::<Option<Vec<Inner>>>();
+        let inner = g.subschema_for::<Inner>();
+        let vec = with_slot(inner, || Wrapper::Vec.apply()(Op::Subschema, &mut g));
+        let opt = with_slot(vec, || Wrapper::Option.apply()(Op::Subschema, &mut g));
+        assert_eq!(real, opt);
+    }
+}

@@ -1,0 +1,247 @@
+//! Each construct static generation refuses (or that is simply wrong) gives its
+//! `file:line:col` message, and all diagnostics of a run come back together.
+
+use std::path::PathBuf;
+
+use rsbuilder::crd::{SourceFile, generate};
+
+const HEAD: &str =
+    "use kube::CustomResource;\nuse schemars::JsonSchema;\nuse serde::{Deserialize, Serialize};\n";
+
+fn src(name: &str, body: &str) -> SourceFile {
+    SourceFile {
+        path: PathBuf::from(format!("src/api/{name}")),
+        text: format!("{HEAD}{body}"),
+    }
+}
+
+/// The diagnostics of a run as `file:line:col: message` lines.
+fn diags(files: &[SourceFile]) -> Vec<String> {
+    match generate(files) {
+        Ok(out) => panic!(
+            "expected diagnostics, got files {:?}",
+            out.keys().collect::<Vec<_>>()
+        ),
+        Err(d) => d.iter().map(ToString::to_string).collect(),
+    }
+}
+
+fn kind(extra_kube: &str, spec_body: &str) -> String {
+    format!(
+        "#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n\
+         #[kube(group = \"t.example.com\", version = \"v1\", kind = \"Thing\"{extra_kube})]\n\
+         pub struct ThingSpec {{\n{spec_body}\n}}\n"
+    )
+}
+
+fn check(body: &str, expected: &str) {
+    let got = diags(&[src("t.rs", body)]);
+    assert!(
+        got.iter().any(|d| d == expected),
+        "expected\n  {expected}\ngot\n  {}",
+        got.join("\n  ")
+    );
+}
+
+#[test]
+fn type_from_unknown_crate() {
+    check(
+        &format!(
+            "use chrono::DateTime;\n{}",
+            kind("", "    pub at: DateTime,")
+        ),
+        "src/api/t.rs:8:13: type `DateTime` cannot be generated statically: `chrono::DateTime` comes from outside the given sources and is not a known std or k8s-openapi type; use --exact",
+    );
+}
+
+#[test]
+fn manual_json_schema_impl() {
+    let body = format!(
+        "{}#[derive(Clone, Debug, Deserialize, Serialize)]\npub struct Custom;\nimpl JsonSchema for Custom {{}}\n",
+        kind("", "    pub c: Custom,")
+    );
+    check(
+        &body,
+        "src/api/t.rs:10:12: type `Custom` cannot be generated statically: it has a hand-written `impl JsonSchema`; use --exact",
+    );
+}
+
+#[test]
+fn schema_with() {
+    check(
+        &kind(
+            "",
+            "    #[schemars(schema_with = \"my_schema\")]\n    pub c: String,",
+        ),
+        "src/api/t.rs:7:16: `#[schemars(schema_with = ...)]` cannot be generated statically: the schema is produced by user code; use --exact",
+    );
+}
+
+#[test]
+fn non_literal_default() {
+    let body = format!(
+        "{}fn compute() -> u32 {{ let x = 2; x * 3 }}\n",
+        kind("", "    #[serde(default = \"compute\")]\n    pub n: u32,")
+    );
+    check(
+        &body,
+        "src/api/t.rs:7:23: `#[serde(default = \"compute\")]` cannot be generated statically: its body is not a single literal expression; use --exact",
+    );
+}
+
+#[test]
+fn default_with_hand_written_default_impl() {
+    let body = format!(
+        "{}#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct Opts {{ pub a: u8 }}\nimpl Default for Opts {{ fn default() -> Self {{ Opts {{ a: 3 }} }} }}\n",
+        kind("", "    #[serde(default)]\n    pub opts: Opts,")
+    );
+    check(
+        &body,
+        "src/api/t.rs:7:13: the default of `Opts` cannot be generated statically: it needs a hand-written `Default` impl (or none exists); use --exact",
+    );
+}
+
+#[test]
+fn internally_tagged_enum() {
+    let body = format!(
+        "{}#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\n#[serde(tag = \"type\")]\npub enum Shape {{ Circle {{ r: f64 }}, Square {{ side: f64 }} }}\n",
+        kind("", "    pub shape: Shape,")
+    );
+    check(
+        &body,
+        "src/api/t.rs:11:10: internally tagged enum `Shape` cannot be generated statically: kube-derive's structural rewrite cannot merge the variants' shared tag property (it panics at run time); use --exact",
+    );
+}
+
+#[test]
+fn adjacently_tagged_enum() {
+    let body = format!(
+        "{}#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\n#[serde(tag = \"t\", content = \"c\")]\npub enum Shape {{ A(u8), B(String) }}\n",
+        kind("", "    pub shape: Shape,")
+    );
+    check(
+        &body,
+        "src/api/t.rs:11:10: adjacently tagged enum `Shape` cannot be generated statically: kube-derive's structural rewrite cannot merge the variants' shared tag property (it panics at run time); use --exact",
+    );
+}
+
+#[test]
+fn conflicting_variant_properties_are_kubes_own_error() {
+    let body = format!(
+        "{}#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\n#[serde(untagged)]\npub enum Either {{ A {{ x: String }}, B {{ x: u8 }} }}\n",
+        kind("", "    pub e: Either,")
+    );
+    let got = diags(&[src("t.rs", &body)]);
+    assert!(
+        got.iter().any(|d| d.starts_with("src/api/t.rs:6:12: kube-derive rejects the schema of `Thing`: Property \"x\" has the schema")),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn unparsable_rust() {
+    let got = diags(&[src("bad.rs", "pub struct {")]);
+    assert_eq!(got.len(), 1);
+    assert!(
+        got[0].starts_with("src/api/bad.rs:4:12: cannot parse Rust:"),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn wrong_kube_attribute_value() {
+    check(
+        &kind(", namespaced = \"yes\"", "    pub a: u8,"),
+        "src/api/t.rs:5:78: invalid #[kube] attribute: expected `true` or `false`",
+    );
+}
+
+#[test]
+fn two_storage_versions() {
+    let v1 = kind("", "    pub a: u8,");
+    let v2 = kind("", "    pub a: u8,").replace("\"v1\"", "\"v2\"");
+    let got = diags(&[src("v1.rs", &v1), src("v2.rs", &v2)]);
+    assert_eq!(
+        got,
+        [
+            "src/api/v1.rs:6:12: Thing.t.example.com has 2 storage versions (v1, v2): mark all but one with `#[kube(storage = false)]`",
+            "src/api/v2.rs:6:12: Thing.t.example.com has 2 storage versions (v1, v2): mark all but one with `#[kube(storage = false)]`",
+        ]
+    );
+}
+
+#[test]
+fn no_storage_version() {
+    let v1 = kind(", storage = false", "    pub a: u8,");
+    let v2 = kind(", storage = false", "    pub a: u8,").replace("\"v1\"", "\"v2\"");
+    let got = diags(&[src("v1.rs", &v1), src("v2.rs", &v2)]);
+    assert_eq!(
+        got,
+        [
+            "src/api/v1.rs:6:12: Thing.t.example.com has no storage version: exactly one version must not have `#[kube(storage = false)]`"
+        ]
+    );
+}
+
+#[test]
+fn versions_disagree_on_scope() {
+    let v1 = kind(", namespaced", "    pub a: u8,");
+    let v2 = kind(", storage = false", "    pub a: u8,").replace("\"v1\"", "\"v2\"");
+    let got = diags(&[src("v1.rs", &v1), src("v2.rs", &v2)]);
+    assert_eq!(
+        got,
+        [
+            "src/api/v1.rs:6:12: the versions of Thing.t.example.com cannot be merged: mismatching scope property from given CRDs"
+        ]
+    );
+}
+
+#[test]
+fn non_structural_schema_is_refused_with_its_path() {
+    let body = format!(
+        "{}#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct Marker;\n",
+        kind("", "    pub m: Option<Marker>,")
+    );
+    let got = diags(&[src("t.rs", &body)]);
+    assert_eq!(
+        got,
+        [
+            "t.example.com_things.yaml: not a structural schema: spec.versions[v1].schema.openAPIV3Schema.properties[spec].properties[m]: must have a `type` (or x-kubernetes-int-or-string / x-kubernetes-preserve-unknown-fields)"
+        ]
+    );
+}
+
+#[test]
+fn every_problem_of_a_run_is_reported_at_once() {
+    let a = kind(
+        "",
+        "    pub a: chrono::DateTime,\n    #[schemars(schema_with = \"f\")]\n    pub b: String,",
+    );
+    let b = "pub struct {";
+    let got = diags(&[src("a.rs", &a), src("b.rs", b)]);
+    assert_eq!(got.len(), 3, "{got:?}");
+    assert!(
+        got[0].starts_with("src/api/a.rs:7:12: type `chrono::DateTime`"),
+        "{got:?}"
+    );
+    assert!(
+        got[1].starts_with("src/api/a.rs:8:16: `#[schemars(schema_with = ...)]`"),
+        "{got:?}"
+    );
+    assert!(
+        got[2].starts_with("src/api/b.rs:4:12: cannot parse Rust"),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn recursive_types_are_refused() {
+    let body = format!(
+        "{}#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct Node {{ pub children: Vec<Node> }}\n",
+        kind("", "    pub root: Node,")
+    );
+    check(
+        &body,
+        "src/api/t.rs:10:12: recursive type `Node` cannot be generated statically: schemars would emit a `$ref`, which CRDs do not allow; use --exact",
+    );
+}
