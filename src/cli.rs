@@ -4,6 +4,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::Context as _;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use crate::commands;
@@ -45,6 +46,9 @@ pub enum Command {
         after_help = "Example:\n  mkdir guestbook && cd guestbook\n  rsbuilder init --domain example.com --owner \"Example Inc.\""
     )]
     Init(commands::init::InitArgs),
+    /// Regenerate the files rsbuilder owns from the Rust source
+    #[command(subcommand)]
+    Generate(commands::generate::GenerateCommand),
     /// Print shell completions
     #[command(
         after_help = "Example:\n  rsbuilder completion bash > /etc/bash_completion.d/rsbuilder"
@@ -91,13 +95,12 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
 }
 
 fn dispatch(cli: Cli, out: Output) -> anyhow::Result<()> {
-    let dir = match cli.global.dir {
-        Some(dir) if !dir.is_dir() => {
-            anyhow::bail!("-C {}: no such directory", dir.display())
-        }
-        Some(dir) => dir,
-        None => std::env::current_dir()?,
-    };
+    // Like `git -C`: relative paths in arguments and messages are relative to DIR.
+    if let Some(dir) = &cli.global.dir {
+        std::env::set_current_dir(dir)
+            .map_err(|_| anyhow::anyhow!("-C {}: no such directory", dir.display()))?;
+    }
+    let dir = std::env::current_dir().context("cannot determine the current directory")?;
     let global = Global {
         dir,
         dry_run: cli.global.dry_run,
@@ -105,6 +108,7 @@ fn dispatch(cli: Cli, out: Output) -> anyhow::Result<()> {
     };
     match cli.command {
         Command::Init(args) => commands::init::run(&global, args),
+        Command::Generate(command) => commands::generate::run(&global, command),
         Command::Completion { shell } => {
             clap_complete::generate(
                 shell,

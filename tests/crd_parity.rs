@@ -88,3 +88,34 @@ fn static_output_equals_kube_derive() {
         cases.len()
     );
 }
+
+/// The expected files must still be what kube-derive produces: the oracle rebuilds them
+/// from the case sources and fails on any difference.
+#[test]
+#[ignore = "slow: compiles kube-derive; run with `cargo test -- --include-ignored`"]
+fn expected_files_are_what_kube_derive_produces() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target = std::env::var_os("RSBUILDER_SAMPLES_TARGET")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target/sample-projects/target"));
+    let out = std::process::Command::new("cargo")
+        .args([
+            "run",
+            "--quiet",
+            "--manifest-path",
+            "testdata/crds/oracle/Cargo.toml",
+            "--",
+            "--check",
+        ])
+        .current_dir(root)
+        .env("CARGO_TARGET_DIR", target)
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "the oracle disagrees with testdata/crds/*/expected (re-bless with \
+         `cargo run --manifest-path testdata/crds/oracle/Cargo.toml`):\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

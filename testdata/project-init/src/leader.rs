@@ -24,15 +24,18 @@ pub struct Leadership {
 
 impl Leadership {
     /// Waits until this replica holds the Lease, or returns `None` when shutdown comes first.
-    pub async fn acquire(client: Client, namespace: &str, shutdown: Shutdown) -> anyhow::Result<Option<Self>> {
+    pub async fn acquire(
+        client: Client,
+        namespace: &str,
+        shutdown: Shutdown,
+    ) -> anyhow::Result<Option<Self>> {
         let mut builder = LeaseManagerBuilder::new(client, LEASE_NAME).with_namespace(namespace);
         if let Ok(pod) = std::env::var("HOSTNAME") {
             builder = builder.with_identity(pod);
         }
-        let manager = builder
-            .build()
-            .await
-            .with_context(|| format!("cannot prepare the leader-election Lease {namespace}/{LEASE_NAME}"))?;
+        let manager = builder.build().await.with_context(|| {
+            format!("cannot prepare the leader-election Lease {namespace}/{LEASE_NAME}")
+        })?;
         let (mut state, watcher) = manager.watch().await;
         info!(lease = LEASE_NAME, namespace, "waiting for leadership");
         let leader = tokio::select! {

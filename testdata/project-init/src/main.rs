@@ -52,7 +52,11 @@ async fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             // One line: what failed and why. kube's own errors already embed their sources.
-            let cause = error.chain().nth(1).map(|c| format!(": {c}")).unwrap_or_default();
+            let cause = error
+                .chain()
+                .nth(1)
+                .map(|c| format!(": {c}"))
+                .unwrap_or_default();
             eprintln!("error: {error}{cause}");
             ExitCode::FAILURE
         }
@@ -73,12 +77,26 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let metrics = Arc::new(Metrics::default());
     let health = Health::default();
     let mut tasks = JoinSet::new();
-    tasks.spawn(server::serve_metrics(args.metrics_bind_address, metrics.clone(), shutdown.clone()));
-    tasks.spawn(server::serve_probes(args.health_probe_bind_address, health.clone(), shutdown.clone()));
+    tasks.spawn(server::serve_metrics(
+        args.metrics_bind_address,
+        metrics.clone(),
+        shutdown.clone(),
+    ));
+    tasks.spawn(server::serve_probes(
+        args.health_probe_bind_address,
+        health.clone(),
+        shutdown.clone(),
+    ));
     health.set_ready();
 
     let leadership = if args.leader_elect {
-        match Leadership::acquire(client.clone(), &args.leader_election_namespace, shutdown.clone()).await? {
+        match Leadership::acquire(
+            client.clone(),
+            &args.leader_election_namespace,
+            shutdown.clone(),
+        )
+        .await?
+        {
             Some(leadership) => Some(leadership),
             None => return drain(tasks).await,
         }

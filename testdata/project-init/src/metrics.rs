@@ -32,23 +32,48 @@ impl Default for Metrics {
         let duration: Family<ControllerLabels, Histogram, fn() -> Histogram> =
             // 5 ms to about 10 s: reconciles are API round trips, not computations.
             Family::new_with_constructor(|| Histogram::new(exponential_buckets(0.005, 2.0, 12)));
-        registry.register("reconcile", "Reconciliations started", reconciliations.clone());
-        registry.register("reconcile_errors", "Reconciliations that failed", failures.clone());
-        registry.register("reconcile_duration_seconds", "Time spent in one reconciliation", duration.clone());
-        Self { registry, reconciliations, failures, duration }
+        registry.register(
+            "reconcile",
+            "Reconciliations started",
+            reconciliations.clone(),
+        );
+        registry.register(
+            "reconcile_errors",
+            "Reconciliations that failed",
+            failures.clone(),
+        );
+        registry.register(
+            "reconcile_duration_seconds",
+            "Time spent in one reconciliation",
+            duration.clone(),
+        );
+        Self {
+            registry,
+            reconciliations,
+            failures,
+            duration,
+        }
     }
 }
 
 impl Metrics {
     /// Counts a reconciliation and times it until the returned guard is dropped.
     pub fn reconcile_started(&self, controller: &str) -> ReconcileTimer<'_> {
-        let labels = ControllerLabels { controller: controller.to_string() };
+        let labels = ControllerLabels {
+            controller: controller.to_string(),
+        };
         self.reconciliations.get_or_create(&labels).inc();
-        ReconcileTimer { metrics: self, labels, start: Instant::now() }
+        ReconcileTimer {
+            metrics: self,
+            labels,
+            start: Instant::now(),
+        }
     }
 
     pub fn reconcile_failed(&self, controller: &str) {
-        let labels = ControllerLabels { controller: controller.to_string() };
+        let labels = ControllerLabels {
+            controller: controller.to_string(),
+        };
         self.failures.get_or_create(&labels).inc();
     }
 
@@ -70,6 +95,9 @@ pub struct ReconcileTimer<'a> {
 impl Drop for ReconcileTimer<'_> {
     fn drop(&mut self) {
         let seconds = self.start.elapsed().as_secs_f64();
-        self.metrics.duration.get_or_create(&self.labels).observe(seconds);
+        self.metrics
+            .duration
+            .get_or_create(&self.labels)
+            .observe(seconds);
     }
 }

@@ -37,7 +37,9 @@ impl Health {
 
 /// `/metrics` in the Prometheus text format.
 pub fn metrics_router(metrics: Arc<Metrics>) -> Router {
-    Router::new().route("/metrics", get(metrics_handler)).with_state(metrics)
+    Router::new()
+        .route("/metrics", get(metrics_handler))
+        .with_state(metrics)
 }
 
 /// `/healthz` (the process runs) and `/readyz` (it is ready for traffic).
@@ -48,15 +50,28 @@ pub fn probes_router(health: Health) -> Router {
         .with_state(health)
 }
 
-pub async fn serve_metrics(addr: SocketAddr, metrics: Arc<Metrics>, shutdown: Shutdown) -> anyhow::Result<()> {
+pub async fn serve_metrics(
+    addr: SocketAddr,
+    metrics: Arc<Metrics>,
+    shutdown: Shutdown,
+) -> anyhow::Result<()> {
     serve("metrics", addr, metrics_router(metrics), shutdown).await
 }
 
-pub async fn serve_probes(addr: SocketAddr, health: Health, shutdown: Shutdown) -> anyhow::Result<()> {
+pub async fn serve_probes(
+    addr: SocketAddr,
+    health: Health,
+    shutdown: Shutdown,
+) -> anyhow::Result<()> {
     serve("health probes", addr, probes_router(health), shutdown).await
 }
 
-async fn serve(what: &str, addr: SocketAddr, router: Router, shutdown: Shutdown) -> anyhow::Result<()> {
+async fn serve(
+    what: &str,
+    addr: SocketAddr,
+    router: Router,
+    shutdown: Shutdown,
+) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot bind the {what} server to {addr}"))?;
@@ -71,7 +86,10 @@ async fn metrics_handler(State(metrics): State<Arc<Metrics>>) -> impl IntoRespon
     match metrics.encode() {
         Ok(text) => (
             StatusCode::OK,
-            [(header::CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")],
+            [(
+                header::CONTENT_TYPE,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            )],
             text,
         )
             .into_response(),

@@ -18,7 +18,11 @@ const DEPLOYMENT: &str = "project-init-controller-manager";
 async fn the_manager_becomes_available() -> anyhow::Result<()> {
     let client = Client::try_default().await?;
     let deployments: Api<Deployment> = Api::namespaced(client, NAMESPACE);
-    let rolled_out = await_condition(deployments, DEPLOYMENT, conditions::is_deployment_completed());
+    let rolled_out = await_condition(
+        deployments,
+        DEPLOYMENT,
+        conditions::is_deployment_completed(),
+    );
     tokio::time::timeout(Duration::from_secs(180), rolled_out).await??;
     Ok(())
 }

@@ -13,10 +13,17 @@ use project_init::metrics::Metrics;
 use project_init::server::{Health, metrics_router, probes_router};
 
 async fn get(router: axum::Router, path: &str) -> (StatusCode, String) {
-    let request = Request::get(path).body(Body::empty()).expect("a valid request");
-    let response = router.oneshot(request).await.expect("the router is infallible");
+    let request = Request::get(path)
+        .body(Body::empty())
+        .expect("a valid request");
+    let response = router
+        .oneshot(request)
+        .await
+        .expect("the router is infallible");
     let status = response.status();
-    let body = to_bytes(response.into_body(), usize::MAX).await.expect("a readable body");
+    let body = to_bytes(response.into_body(), usize::MAX)
+        .await
+        .expect("a readable body");
     (status, String::from_utf8_lossy(&body).into_owned())
 }
 
@@ -44,7 +51,16 @@ async fn metrics_count_and_time_reconciliations_per_controller() {
     metrics.reconcile_failed("widget");
     let (status, body) = get(metrics_router(metrics), "/metrics").await;
     assert_eq!(status, StatusCode::OK);
-    assert!(body.contains(r#"controller_reconcile_total{controller="widget"} 2"#), "{body}");
-    assert!(body.contains(r#"controller_reconcile_errors_total{controller="widget"} 1"#), "{body}");
-    assert!(body.contains(r#"controller_reconcile_duration_seconds_count{controller="widget"} 2"#), "{body}");
+    assert!(
+        body.contains(r#"controller_reconcile_total{controller="widget"} 2"#),
+        "{body}"
+    );
+    assert!(
+        body.contains(r#"controller_reconcile_errors_total{controller="widget"} 1"#),
+        "{body}"
+    );
+    assert!(
+        body.contains(r#"controller_reconcile_duration_seconds_count{controller="widget"} 2"#),
+        "{body}"
+    );
 }
