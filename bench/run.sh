@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Whole-process benchmarks of rsbuilder (hyperfine). Run from the repository root:
+#   bench/run.sh            # release build, then every benchmark
+# Needs hyperfine (Debian: apt-get install hyperfine). Prints hyperfine's summaries;
+# the figures go into the closing notes of the issues that set targets for them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+bin="$PWD/target/release/rsbuilder"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export NO_COLOR=1
+
+echo "== rsbuilder binary: $(du -k "$bin" | cut -f1) KiB"
+
+echo "== --help"
+hyperfine --warmup 5 -N "$bin --help"
+
+echo "== init (fresh directory each run)"
+hyperfine --warmup 3 --prepare "rm -rf $work/init && mkdir $work/init" \
+  "$bin -q -C $work/init init --domain example.com --project-name bench"
+
+# The largest golden project, as a real project to read.
+for golden in testdata/project-v1 testdata/project-init; do [ -d "$golden" ] && break; done
+cp -r "$golden" "$work/golden"
+echo "== generate crds --check on $golden"
+hyperfine --warmup 5 -N "$bin -C $work/golden generate crds --check"
+
+echo "== generate crds on a synthetic project: 200 kinds x 3 versions"
+python3 - "$work/synthetic" <<'PY'
+import os, sys
+root = sys.argv[1]
+for k in range(200):
+    for i, v in enumerate(["v1alpha1", "v1beta1", "v1"]):
+        d = os.path.join(root, "src/api", v)
+        os.makedirs(d, exist_ok=True)
+        storage = "" if v == "v1" else ", storage = false"
+        with open(os.path.join(d, f"kind{k}.rs"), "w") as f:
+            f.write(f'''use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{{Deserialize, Serialize}};
+use std::collections::BTreeMap;
+
+/// Kind{k} wants things done.
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "g{k % 10}.example.com", version = "{v}", kind = "Kind{k}", plural = "kind{k}s", namespaced, status = "Kind{k}Status"{storage})]
+#[serde(rename_all = "camelCase")]
+pub struct Kind{k}Spec {{
+    /// How many.
+    pub replicas: Option<i32>,
+    pub image: String,
+    #[serde(default)]
+    pub labels: BTreeMap<String, String>,
+    pub mode: Mode{k},
+}}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+pub enum Mode{k} {{ Fast, Slow }}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Kind{k}Status {{
+    #[serde(default)]
+    pub conditions: Vec<Condition>,
+    pub observed_generation: Option<i64>,
+}}
+''')
+PY
+hyperfine --warmup 1 --runs 5 -N \
+  "$bin generate crds --paths $work/synthetic/src/api --output-dir $work/synthetic/out --check" \
+  -i
+
+if [ -f "$work/golden/Cargo.toml" ] && grep -q crdgen "$work/golden/Cargo.toml"; then
+  echo "== generate crds --exact on $golden (after a warm build), for the static/exact ratio"
+  export CARGO_TARGET_DIR="${RSBUILDER_SAMPLES_TARGET:-$PWD/target/sample-projects/target}"
+  (cd "$work/golden" && cargo build --quiet --bin crdgen)
+  hyperfine --warmup 1 --runs 5 -i "$bin -C $work/golden generate crds --exact --check"
+fi
