@@ -140,3 +140,23 @@ fn in_a_project_the_defaults_apply() {
         "{out}"
     );
 }
+
+#[test]
+fn a_lock_file_with_other_crate_versions_suggests_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    ok(&rsbuilder(
+        dir.path(),
+        &["init", "--domain", "example.com", "--project-name", "demo"],
+    ));
+    fs::write(dir.path().join("src/api/widget.rs"), WIDGET).unwrap();
+    fs::write(
+        dir.path().join("Cargo.lock"),
+        "version = 4\n\n[[package]]\nname = \"schemars\"\nversion = \"0.8.22\"\n",
+    )
+    .unwrap();
+    let out = ok(&rsbuilder(dir.path(), &["generate", "crds"]));
+    assert!(
+        out.contains("Cargo.lock pins schemars 0.8.22") && out.contains("--exact"),
+        "{out}"
+    );
+}

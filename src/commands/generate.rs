@@ -11,7 +11,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use serde::Deserialize;
 
 use crate::cli::Global;
-use crate::commands::write_plan;
+use crate::commands::{version, write_plan};
 use crate::crd::{self, emit};
 use crate::project;
 use crate::scaffold::{DiskTree, Plan};
@@ -75,6 +75,7 @@ fn crds(global: &Global, args: CrdsArgs) -> Result<()> {
     let files = if args.exact {
         exact_crds(global)?
     } else {
+        warn_on_version_skew(global);
         static_crds(&paths)?
     };
 
@@ -100,6 +101,21 @@ fn static_crds(paths: &[PathBuf]) -> Result<BTreeMap<String, String>> {
     let sources = crd::collect_sources(paths)?;
     crd::generate(&sources)
         .map_err(|diagnostics| anyhow::anyhow!("cannot generate CRDs statically:\n{diagnostics}"))
+}
+
+/// The static generator reproduces exactly the crate versions rsbuilder links; a project
+/// locked to others may get different output from kube-derive, so say so.
+fn warn_on_version_skew(global: &Global) {
+    let Ok(lock) = std::fs::read_to_string(global.dir.join("Cargo.lock")) else {
+        return;
+    };
+    for (krate, expected) in version::locked_versions_differing(&lock) {
+        global.out.say(&format!(
+            "warning: Cargo.lock pins {krate} {expected}; rsbuilder generates CRDs statically for {krate} {}; \
+             use --exact if the output differs",
+            version::modelled(krate).unwrap_or("?"),
+        ));
+    }
 }
 
 /// Builds and runs `crdgen`; cargo's progress goes to the terminal as it builds.

@@ -12,3 +12,75 @@ pub fn run() {
         "generates for kube {KUBE}, k8s-openapi {K8S_OPENAPI} ({KUBERNETES_API}), schemars {SCHEMARS}"
     );
 }
+
+/// The crates whose versions decide what `generate crds` must produce, with the version
+/// prefix rsbuilder's static generator reproduces.
+const MODELLED: &[(&str, &str)] = &[
+    ("kube-core", "5.0."),
+    ("kube-derive", "5.0."),
+    ("schemars", "1."),
+    ("k8s-openapi", "0.29."),
+];
+
+pub fn modelled(krate: &str) -> Option<&'static str> {
+    MODELLED
+        .iter()
+        .find(|(name, _)| *name == krate)
+        .map(|(_, v)| v.trim_end_matches('.'))
+}
+
+/// `(crate, locked version)` for every modelled crate that `Cargo.lock` pins to another
+/// version. An unreadable lock file yields nothing: the check is advice, not a gate.
+pub fn locked_versions_differing(lock: &str) -> Vec<(&'static str, String)> {
+    let Ok(doc) = lock.parse::<toml_edit::DocumentMut>() else {
+        return Vec::new();
+    };
+    let Some(packages) = doc.get("package").and_then(|p| p.as_array_of_tables()) else {
+        return Vec::new();
+    };
+    let mut differing = Vec::new();
+    for package in packages {
+        let (Some(name), Some(version)) = (
+            package.get("name").and_then(|v| v.as_str()),
+            package.get("version").and_then(|v| v.as_str()),
+        ) else {
+            continue;
+        };
+        if let Some((krate, prefix)) = MODELLED.iter().find(|(krate, _)| *krate == name)
+            && !version.starts_with(prefix)
+        {
+            differing.push((*krate, version.to_string()));
+        }
+    }
+    differing
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_only_crates_locked_to_other_versions() {
+        let lock = r#"
+version = 4
+
+[[package]]
+name = "kube-core"
+version = "5.0.2"
+
+[[package]]
+name = "schemars"
+version = "0.8.22"
+
+[[package]]
+name = "serde"
+version = "1.0.0"
+"#;
+        assert_eq!(
+            locked_versions_differing(lock),
+            [("schemars", "0.8.22".to_string())]
+        );
+        assert_eq!(modelled("schemars"), Some("1"));
+        assert!(locked_versions_differing("not toml [").is_empty());
+    }
+}
