@@ -91,16 +91,73 @@ fn unified_diff(out: &Output, change: &Change) -> String {
                 ChangeTag::Insert => ("+", "32"),
                 ChangeTag::Equal => (" ", ""),
             };
-            let mut line = format!("{sign}{}", op.value());
-            if op.missing_newline() {
-                line.push_str("\n\\ No newline at end of file\n");
-            }
+            let body = op.value().strip_suffix('\n').unwrap_or(op.value());
+            let line = format!("{sign}{body}");
             text.push_str(&if code.is_empty() {
                 line
             } else {
                 out.paint(code, &line)
             });
+            text.push('\n');
+            if op.missing_newline() {
+                text.push_str("\\ No newline at end of file\n");
+            }
         }
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PLAIN: Output = Output {
+        quiet: false,
+        verbose: false,
+        colour: false,
+    };
+
+    #[test]
+    fn diffs_are_unified_and_plain_without_colour() {
+        let change = Change {
+            path: "a.txt".into(),
+            old: Some("one\ntwo\n".into()),
+            new: "one\nthree\n".into(),
+        };
+        assert_eq!(
+            unified_diff(&PLAIN, &change),
+            "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+three\n"
+        );
+    }
+
+    #[test]
+    fn new_files_diff_against_dev_null() {
+        let change = Change {
+            path: "n.txt".into(),
+            old: None,
+            new: "x".into(),
+        };
+        assert_eq!(
+            unified_diff(&PLAIN, &change),
+            "--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1 @@\n+x\n\\ No newline at end of file\n"
+        );
+    }
+
+    #[test]
+    fn colour_wraps_whole_lines_only() {
+        let out = Output {
+            colour: true,
+            ..PLAIN
+        };
+        let change = Change {
+            path: "a".into(),
+            old: Some("x\n".into()),
+            new: "y\n".into(),
+        };
+        let diff = unified_diff(&out, &change);
+        assert!(
+            diff.contains("\x1b[31m-x\x1b[0m\n\x1b[32m+y\x1b[0m\n"),
+            "{diff:?}"
+        );
+    }
 }
