@@ -46,6 +46,14 @@ pub enum Command {
         after_help = "Example:\n  mkdir guestbook && cd guestbook\n  rsbuilder init --domain example.com --owner \"Example Inc.\""
     )]
     Init(commands::init::InitArgs),
+    /// Grow the project: an API (a kind, a new version of one, a controller)
+    #[command(subcommand)]
+    Create(CreateCommand),
+    /// Change a decision recorded in the project, such as a kind's storage version
+    #[command(
+        after_help = "Example:\n  rsbuilder edit --storage-version v1 --kind CronJob --group batch"
+    )]
+    Edit(commands::edit::EditArgs),
     /// Regenerate the files rsbuilder owns from the Rust source
     #[command(subcommand)]
     Generate(commands::generate::GenerateCommand),
@@ -59,6 +67,20 @@ pub enum Command {
     },
     /// Print rsbuilder's version and the versions of the crates it generates for
     Version,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CreateCommand {
+    /// Add a kind, a new version of a kind, or a controller
+    #[command(
+        after_help = "Examples:\n  rsbuilder create api --group batch --version v1alpha1 --kind CronJob\n  rsbuilder create api --group infra --version v1 --kind Tenant --cluster-scoped\n  rsbuilder create api --group apps --version v1 --kind Deployment --resource=false --controller"
+    )]
+    Api(commands::create::api::ApiArgs),
+    /// Add defaulting, validating or conversion webhooks to a kind
+    #[command(
+        after_help = "Examples:\n  rsbuilder create webhook --group batch --version v1 --kind CronJob --defaulting --programmatic-validation\n  rsbuilder create webhook --group batch --version v1 --kind CronJob --conversion --spoke v1alpha1,v1beta1"
+    )]
+    Webhook(commands::create::webhook::WebhookArgs),
 }
 
 /// Context every command receives.
@@ -108,6 +130,11 @@ fn dispatch(cli: Cli, out: Output) -> anyhow::Result<()> {
     };
     match cli.command {
         Command::Init(args) => commands::init::run(&global, args),
+        Command::Create(CreateCommand::Api(args)) => commands::create::api::run(&global, args),
+        Command::Create(CreateCommand::Webhook(args)) => {
+            commands::create::webhook::run(&global, args)
+        }
+        Command::Edit(args) => commands::edit::run(&global, args),
         Command::Generate(command) => commands::generate::run(&global, command),
         Command::Completion { shell } => {
             clap_complete::generate(

@@ -5,4 +5,6 @@ pub mod commands;
 pub mod crd;
 pub mod names;
 pub mod project;
+pub mod rbac;
 pub mod scaffold;
+pub mod webhook;

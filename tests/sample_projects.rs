@@ -108,6 +108,20 @@ fn check_project(name: &str) {
 
     let rendered = run(&dir, "kubectl", &["kustomize", "config/default"]);
     assert!(rendered.contains("kind: Deployment"), "{rendered}");
+    let project = fs::read_to_string(dir.join("PROJECT")).unwrap();
+    if project.contains("conversion: true") {
+        // The CRD converts through the webhook, with the CA cert-manager injects.
+        for needle in [
+            "strategy: Webhook",
+            "path: /convert",
+            "cert-manager.io/inject-ca-from:",
+        ] {
+            assert!(
+                rendered.contains(needle),
+                "{name}: no {needle}:\n{rendered}"
+            );
+        }
+    }
     let manifests = dir.join("target-rendered.yaml");
     fs::write(&manifests, &rendered).unwrap();
     run(

@@ -24,6 +24,16 @@ pub enum GenerateCommand {
         rsbuilder generate crds --check          # in CI: fail when a manifest is stale\n  \
         rsbuilder generate crds --paths src/types.rs --output-dir out")]
     Crds(CrdsArgs),
+    /// Write config/rbac/role.yaml from the `// +rsbuilder:rbac:...` markers of the code
+    #[command(after_help = "Examples:\n  \
+        rsbuilder generate rbac                  # in a project: src -> config/rbac/role.yaml\n  \
+        rsbuilder generate rbac --check          # in CI: fail when the role is stale")]
+    Rbac(crate::commands::generate_rbac::RbacArgs),
+    /// Write config/webhook/manifests.yaml from the webhooks recorded in PROJECT
+    #[command(after_help = "Examples:\n  \
+        rsbuilder generate webhooks              # PROJECT -> config/webhook/manifests.yaml\n  \
+        rsbuilder generate webhooks --check      # in CI: fail when the manifests are stale")]
+    Webhooks(crate::commands::generate_webhooks::WebhooksArgs),
 }
 
 #[derive(Debug, Args)]
@@ -46,6 +56,8 @@ pub struct CrdsArgs {
 pub fn run(global: &Global, command: GenerateCommand) -> Result<()> {
     match command {
         GenerateCommand::Crds(args) => crds(global, args),
+        GenerateCommand::Rbac(args) => crate::commands::generate_rbac::run(global, args),
+        GenerateCommand::Webhooks(args) => crate::commands::generate_webhooks::run(global, args),
     }
 }
 

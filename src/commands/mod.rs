@@ -1,7 +1,11 @@
 //! One module per command. Each validates its input, builds a plan, and hands it to
 //! [`write_plan`].
 
+pub mod create;
+pub mod edit;
 pub mod generate;
+pub mod generate_rbac;
+pub mod generate_webhooks;
 pub mod init;
 pub mod version;
 

@@ -34,6 +34,11 @@ pub fn insert_before_marker(text: &str, name: &str, fragment: &str) -> Result<Op
     Ok(Some(format!("{}{indented}{}", &text[..line_start], line)))
 }
 
+/// Whether `text` has the marker `name`.
+pub fn has_marker(text: &str, name: &str) -> bool {
+    find_marker(text, name).is_some()
+}
+
 /// Byte offset of the start of the line that carries the marker.
 fn find_marker(text: &str, name: &str) -> Option<usize> {
     let mut offset = 0;

@@ -2,13 +2,15 @@
 //! [`Plan::resolve`] turns it into concrete [`Change`]s against the current tree, and
 //! only [`Tree::apply`] writes — all files or none.
 
+mod edit;
 mod markers;
 mod plan;
 mod render;
 mod report;
 mod tree;
 
-pub use markers::insert_before_marker;
+pub use edit::Edit;
+pub use markers::{has_marker, insert_before_marker};
 pub use plan::{Change, FileAction, Plan};
 pub use render::Renderer;
 pub use report::{Output, print_changes};

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
-use super::{Tree, insert_before_marker};
+use super::{Edit, Tree, insert_before_marker};
 
 /// One intended change to one file. Paths are relative to the project root.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,6 +21,9 @@ pub enum FileAction {
         marker: String,
         fragment: String,
     },
+    /// A structural edit of an existing file (a dependency in `Cargo.toml`, a section
+    /// appended once); skipped when the file already says it.
+    Edit { path: PathBuf, edit: Edit },
 }
 
 /// The ordered list of actions of one command. Planning does no IO.
@@ -64,6 +67,13 @@ impl Plan {
         });
     }
 
+    pub fn edit(&mut self, path: impl Into<PathBuf>, edit: Edit) {
+        self.actions.push(FileAction::Edit {
+            path: path.into(),
+            edit,
+        });
+    }
+
     pub fn actions(&self) -> &[FileAction] {
         &self.actions
     }
@@ -103,6 +113,21 @@ impl Plan {
                         .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
                     if let Some(new) = inserted {
                         overlay.set(path, new)?;
+                    }
+                }
+                FileAction::Edit { path, edit } => {
+                    let Some(text) = overlay.current(path)? else {
+                        bail!(
+                            "{} is missing; rsbuilder needs it to {}",
+                            path.display(),
+                            edit.purpose()
+                        );
+                    };
+                    let edited = edit
+                        .apply(&text)
+                        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                    if edited != text {
+                        overlay.set(path, edited)?;
                     }
                 }
             }

@@ -82,7 +82,9 @@ mod tests {
     #[test]
     fn a_missing_variable_is_an_error() {
         let renderer = Renderer::new().unwrap();
-        let err = renderer.render("init/Cargo.toml.hbs", &serde_json::json!({})).unwrap_err();
+        let err = renderer
+            .render("init/Cargo.toml.hbs", &serde_json::json!({}))
+            .unwrap_err();
         assert!(format!("{err:#}").contains("strict mode"), "{err:#}");
     }
 }

@@ -13,3 +13,4 @@ pub mod metrics;
 pub mod server;
 pub mod shutdown;
 pub mod telemetry;
+// +rsbuilder:scaffold:modules

@@ -42,6 +42,7 @@ struct Args {
     /// Log format
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
+    // +rsbuilder:scaffold:manager-flags
 }
 
 #[tokio::main]
@@ -87,6 +88,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         health.clone(),
         shutdown.clone(),
     ));
+    // +rsbuilder:scaffold:manager-servers
     health.set_ready();
 
     let leadership = if args.leader_elect {

@@ -5,8 +5,8 @@
 //! kubelet calls.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::Context as _;
 use axum::Router;
@@ -19,19 +19,58 @@ use tracing::info;
 use crate::metrics::Metrics;
 use crate::shutdown::Shutdown;
 
-/// Readiness of this replica, flipped once the manager can serve.
+/// Readiness of this replica: the manager's own, flipped once it can serve, and that of
+/// every part registered with [`Health::part`] (the webhook server, for one). `/readyz`
+/// succeeds only when all of them are ready.
 #[derive(Clone, Debug, Default)]
 pub struct Health {
-    ready: Arc<AtomicBool>,
+    ready: Readiness,
+    parts: Arc<Mutex<Vec<(&'static str, Readiness)>>>,
+}
+
+/// The readiness of one part of the manager, set by that part.
+#[derive(Clone, Debug, Default)]
+pub struct Readiness(Arc<AtomicBool>);
+
+impl Readiness {
+    pub fn set(&self, ready: bool) {
+        self.0.store(ready, Ordering::Release);
+    }
+
+    pub fn get(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
 }
 
 impl Health {
     pub fn set_ready(&self) {
-        self.ready.store(true, Ordering::Release);
+        self.ready.set(true);
+    }
+
+    /// Registers a part of the manager that `/readyz` waits for; it starts not ready.
+    pub fn part(&self, name: &'static str) -> Readiness {
+        let readiness = Readiness::default();
+        self.parts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((name, readiness.clone()));
+        readiness
+    }
+
+    /// The names of what is not ready yet: `manager`, then the parts.
+    pub fn not_ready(&self) -> Vec<&'static str> {
+        let parts = self.parts.lock().unwrap_or_else(PoisonError::into_inner);
+        let manager = [("manager", &self.ready)];
+        manager
+            .into_iter()
+            .chain(parts.iter().map(|(name, readiness)| (*name, readiness)))
+            .filter(|(_, readiness)| !readiness.get())
+            .map(|(name, _)| name)
+            .collect()
     }
 
     pub fn is_ready(&self) -> bool {
-        self.ready.load(Ordering::Acquire)
+        self.not_ready().is_empty()
     }
 }
 
@@ -98,9 +137,13 @@ async fn metrics_handler(State(metrics): State<Arc<Metrics>>) -> impl IntoRespon
 }
 
 async fn readyz(State(health): State<Health>) -> impl IntoResponse {
-    if health.is_ready() {
-        (StatusCode::OK, "ok")
+    let not_ready = health.not_ready();
+    if not_ready.is_empty() {
+        (StatusCode::OK, "ok".to_string())
     } else {
-        (StatusCode::SERVICE_UNAVAILABLE, "not ready")
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("not ready: {}", not_ready.join(", ")),
+        )
     }
 }

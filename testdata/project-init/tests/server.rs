@@ -44,6 +44,21 @@ async fn readyz_fails_until_the_manager_is_ready() {
 }
 
 #[tokio::test]
+async fn readyz_waits_for_every_registered_part() {
+    let health = Health::default();
+    health.set_ready();
+    let webhooks = health.part("webhook-server");
+    let (status, body) = get(probes_router(health.clone()), "/readyz").await;
+    assert_eq!(
+        (status, body.as_str()),
+        (StatusCode::SERVICE_UNAVAILABLE, "not ready: webhook-server")
+    );
+    webhooks.set(true);
+    let (status, _) = get(probes_router(health), "/readyz").await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
 async fn metrics_count_and_time_reconciliations_per_controller() {
     let metrics = Arc::new(Metrics::default());
     drop(metrics.reconcile_started("widget"));

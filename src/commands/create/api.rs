@@ -1,0 +1,859 @@
+//! `rsbuilder create api`: a kind's types (a new kind, or a new version of one), its CRD,
+//! samples and RBAC roles, and a controller with mock-API tests; or, with
+//! `--resource=false`, only a controller, for a kind of this project or a built-in one.
+//!
+//! Everything is planned in memory: the CRD is generated from the sources as the plan will
+//! leave them, `role.yaml` from the RBAC markers likewise, and then one plan is written.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::{ArgAction, Args};
+use heck::ToSnakeCase;
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+    CustomResourceDefinition, JSONSchemaProps,
+};
+use serde::Serialize;
+
+use super::builtin::{self, Builtin};
+use super::{source, sources_with};
+use crate::cli::Global;
+use crate::commands::write_plan;
+use crate::names;
+use crate::project::{self, Project, Resource};
+use crate::rbac;
+use crate::scaffold::{Change, DiskTree, Plan, Renderer, Tree, insert_before_marker};
+
+#[derive(Debug, Args)]
+pub struct ApiArgs {
+    /// API group without the domain (batch -> batch.<domain>); with --resource=false, also a
+    /// Kubernetes group for a built-in kind (core, apps, batch, networking.k8s.io, ...)
+    #[arg(long)]
+    pub group: String,
+    /// API version: v1, v2beta1, v1alpha1, ...
+    #[arg(long)]
+    pub version: String,
+    /// Kind, in PascalCase, e.g. CronJob
+    #[arg(long)]
+    pub kind: String,
+    /// Plural resource name (default: the lowercased kind made plural, as kube-derive does)
+    #[arg(long)]
+    pub plural: Option<String>,
+    /// Make the kind cluster-scoped instead of namespaced
+    #[arg(long)]
+    pub cluster_scoped: bool,
+    /// Scaffold the types, CRD and samples; --resource=false scaffolds only a controller
+    #[arg(long, num_args = 0..=1, require_equals = true, default_value_t = true,
+          default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
+    pub resource: bool,
+    /// Scaffold a controller for the kind (one per kind; it watches the storage version)
+    #[arg(long, num_args = 0..=1, require_equals = true, default_value_t = true,
+          default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
+    pub controller: bool,
+    /// Scaffold again files that exist, overwriting them
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Everything the `api` templates may refer to: one typed context.
+#[derive(Debug, Clone, Serialize)]
+struct Ctx {
+    boilerplate: String,
+    project_name: String,
+    crate_name: String,
+    /// As given: `batch`.
+    group: String,
+    /// Rust module of the group: `batch`, `my_group`.
+    group_mod: String,
+    /// Full API group: `batch.example.com` (for built-in kinds, the Kubernetes group).
+    api_group: String,
+    /// The group as users write it (`core` for the core group).
+    group_display: String,
+    /// The group in an RBAC marker (`""` for the core group).
+    rbac_group: String,
+    version: String,
+    kind: String,
+    kind_snake: String,
+    kind_lower: String,
+    plural: String,
+    shortname: String,
+    namespaced: bool,
+    storage: bool,
+    /// Names of the per-kind RBAC roles: `cronjob` -> `cronjob-admin-role`.
+    role_prefix: String,
+    /// The k8s-openapi module of a built-in kind.
+    k8s_module: String,
+    /// Rendered into the group module template.
+    kind_block: String,
+    sample_file: String,
+    sample_spec: String,
+}
+
+const API_MOD: &str = "src/api/mod.rs";
+const CONTROLLERS_MOD: &str = "src/controllers/mod.rs";
+const BACKOFF: &str = "src/controllers/backoff.rs";
+const CHILDREN: &str = "src/controllers/children.rs";
+const TEST_SUPPORT: &str = "tests/support/mod.rs";
+const CHILDREN_TEST: &str = "tests/children.rs";
+const CRD_KUSTOMIZATION: &str = "config/crd/kustomization.yaml";
+const DEFAULT_KUSTOMIZATION: &str = "config/default/kustomization.yaml";
+const RBAC_KUSTOMIZATION: &str = "config/rbac/kustomization.yaml";
+const SAMPLES_KUSTOMIZATION: &str = "config/samples/kustomization.yaml";
+
+pub fn run(global: &Global, args: ApiArgs) -> Result<()> {
+    let project = Project::load(&global.dir)?;
+    let tree = DiskTree::new(&global.dir);
+    let renderer = Renderer::new()?;
+    let planned = plan(&global.dir, &tree, &renderer, &project, &args)?;
+    write_plan(global, &planned.plan, args.force)?;
+    if !global.dry_run {
+        global.out.say(&planned.next);
+    }
+    Ok(())
+}
+
+/// A plan and what to tell the user once it is written.
+pub struct Planned {
+    pub plan: Plan,
+    pub next: String,
+}
+
+/// The whole plan of `create api`. Reads the project (through `tree`, and `root` for
+/// directory listings) and writes nothing.
+pub fn plan(
+    root: &Path,
+    tree: &dyn Tree,
+    renderer: &Renderer,
+    project: &Project,
+    args: &ApiArgs,
+) -> Result<Planned> {
+    names::version(&args.version)?;
+    names::kind(&args.kind)?;
+    let kind_snake = args.kind.to_snake_case();
+    if syn::parse_str::<syn::Ident>(&kind_snake).is_err() {
+        bail!(
+            "invalid kind {:?}: its Rust module would be `{kind_snake}`, a Rust keyword; choose another name, e.g. \"{}Resource\"",
+            args.kind,
+            args.kind
+        );
+    }
+    if let Some(plural) = &args.plural {
+        names::label("plural", plural)?;
+    }
+    if !args.resource && !args.controller {
+        bail!("nothing to create: --resource=false and --controller=false; drop one of them");
+    }
+    let ctx = base_context(tree, project, args, &kind_snake)?;
+    if args.resource {
+        plan_resource(root, tree, renderer, project, args, ctx)
+    } else {
+        plan_controller_only(root, tree, renderer, project, args, ctx)
+    }
+}
+
+fn base_context(
+    tree: &dyn Tree,
+    project: &Project,
+    args: &ApiArgs,
+    kind_snake: &str,
+) -> Result<Ctx> {
+    let boilerplate = tree
+        .read(Path::new("hack/boilerplate.rs.txt"))?
+        .unwrap_or_default();
+    Ok(Ctx {
+        boilerplate,
+        project_name: project.project_name.clone(),
+        crate_name: project.project_name.to_snake_case(),
+        group: args.group.clone(),
+        group_mod: args.group.replace(['-', '.'], "_"),
+        api_group: format!("{}.{}", args.group, project.domain),
+        group_display: args.group.clone(),
+        rbac_group: format!("{}.{}", args.group, project.domain),
+        version: args.version.clone(),
+        kind: args.kind.clone(),
+        kind_snake: kind_snake.to_string(),
+        kind_lower: args.kind.to_lowercase(),
+        plural: String::new(),
+        shortname: shortname(&args.kind),
+        namespaced: !args.cluster_scoped,
+        storage: true,
+        role_prefix: args.kind.to_lowercase(),
+        k8s_module: String::new(),
+        kind_block: String::new(),
+        sample_file: format!(
+            "{}_{}_{}.yaml",
+            args.group,
+            args.version,
+            args.kind.to_lowercase()
+        ),
+        sample_spec: String::new(),
+    })
+}
+
+/// The custom resources of this project with the group and kind of `ctx`.
+fn versions_of<'p>(project: &'p Project, group: &str, kind: &str) -> Vec<&'p Resource> {
+    project
+        .resources
+        .iter()
+        .filter(|r| {
+            r.group == group && r.domain == project.domain && r.kind == kind && r.path.is_some()
+        })
+        .collect()
+}
+
+fn plan_resource(
+    root: &Path,
+    tree: &dyn Tree,
+    renderer: &Renderer,
+    project: &Project,
+    args: &ApiArgs,
+    mut ctx: Ctx,
+) -> Result<Planned> {
+    names::subdomain("group", &args.group)?;
+    names::subdomain("group", &ctx.api_group).map_err(|_| {
+        anyhow!(
+            "invalid group {:?}: joined with the domain, {:?} is longer than 253 characters",
+            args.group,
+            ctx.api_group
+        )
+    })?;
+    if syn::parse_str::<syn::Ident>(&ctx.group_mod).is_err() {
+        bail!(
+            "invalid group {:?}: its Rust module would be `{}`, not a Rust identifier (a keyword, or starting with a digit); choose another group",
+            args.group,
+            ctx.group_mod
+        );
+    }
+    let existing = versions_of(project, &args.group, &args.kind);
+    let same_version = existing.iter().find(|r| r.version == args.version);
+    let types_path = format!(
+        "src/api/{}/{}/{}.rs",
+        ctx.group_mod, args.version, ctx.kind_snake
+    );
+    if let Some(r) = same_version
+        && !args.force
+    {
+        bail!(
+            "{}/{} {} already exists ({}); use --force to scaffold it again",
+            ctx.api_group,
+            args.version,
+            args.kind,
+            r.path.as_deref().unwrap_or(&types_path)
+        );
+    }
+    let others: Vec<&Resource> = existing
+        .iter()
+        .copied()
+        .filter(|r| r.version != args.version)
+        .collect();
+    if let Some(first) = others.first() {
+        if first.namespaced != ctx.namespaced {
+            let scope = |namespaced| {
+                if namespaced {
+                    "namespaced"
+                } else {
+                    "cluster-scoped"
+                }
+            };
+            bail!(
+                "{} ({}) is {} in {}; all versions of a kind share its scope, so {} must be {} too{}",
+                args.kind,
+                ctx.api_group,
+                scope(first.namespaced),
+                first.version,
+                args.version,
+                scope(first.namespaced),
+                if first.namespaced {
+                    ": drop --cluster-scoped"
+                } else {
+                    ": add --cluster-scoped"
+                }
+            );
+        }
+        if let Some(plural) = &args.plural
+            && *plural != first.plural
+        {
+            bail!(
+                "invalid plural {plural:?}: {} ({}) already has the plural {:?}, shared by all its versions",
+                args.kind,
+                ctx.api_group,
+                first.plural
+            );
+        }
+    }
+    ctx.plural = match (&args.plural, others.first()) {
+        (Some(p), _) => p.clone(),
+        (None, Some(first)) => first.plural.clone(),
+        (None, None) => crate::crd::assemble::to_plural(&ctx.kind_lower),
+    };
+    check_collisions(project, &ctx)?;
+    if project
+        .resources
+        .iter()
+        .any(|r| r.kind == args.kind && r.path.is_some() && r.group != args.group)
+    {
+        ctx.role_prefix = format!("{}-{}", args.group.replace('.', "-"), ctx.kind_lower);
+    }
+    let new_kind = others.is_empty();
+
+    // The types file: a new kind starts from the template; a new version starts as a copy
+    // of the newest existing version, not stored; --force on an existing version renders
+    // the template again, keeping whether it is stored.
+    let types = match (same_version.is_some(), newest_version(&others)) {
+        (true, _) => {
+            let current = tree.read(Path::new(&types_path))?;
+            let info = current.and_then(|t| source::kube_info(&t, &args.kind).ok().flatten());
+            ctx.storage = info.map_or(others.is_empty(), |i| i.storage);
+            renderer.render("api/src/api/group/version/kind.rs.hbs", &ctx)?
+        }
+        (false, Some(newest)) => {
+            ctx.storage = false;
+            let from = newest.path.clone().unwrap_or_default();
+            let text = tree.read(Path::new(&from))?.with_context(|| {
+                format!(
+                    "{from} is missing; it holds {} {}",
+                    newest.version, args.kind
+                )
+            })?;
+            source::set_version(&text, &args.kind, &args.version)
+                .and_then(|t| source::set_storage(&t, &args.kind, false))
+                .with_context(|| format!("cannot copy {from} into version {}", args.version))?
+        }
+        (false, None) => renderer.render("api/src/api/group/version/kind.rs.hbs", &ctx)?,
+    };
+
+    let mut plan = Plan::new();
+    plan.scaffold(&types_path, types);
+    plan_modules(tree, renderer, &mut plan, &ctx, &others)?;
+
+    // The controller: one per kind, scaffolded again by --force only from the version that
+    // has it.
+    // (A controller file of another kind with the same name makes the plan fail: scaffolded
+    // files are never overwritten without --force.)
+    let has_controller = existing.iter().any(|r| r.controller);
+    let controller = args.controller
+        && (!has_controller || (args.force && same_version.is_some_and(|r| r.controller)));
+    if controller {
+        plan_controller(tree, renderer, &mut plan, &ctx, false)?;
+    }
+
+    // Kustomize: CRD, samples, RBAC roles.
+    let crd_file = format!("{}_{}.yaml", ctx.api_group, ctx.plural);
+    if tree.read(Path::new(CRD_KUSTOMIZATION))?.is_none() {
+        plan.scaffold(
+            CRD_KUSTOMIZATION,
+            renderer.render("api/config/crd/kustomization.yaml.hbs", &ctx)?,
+        );
+    } else {
+        plan.insert(
+            CRD_KUSTOMIZATION,
+            "crd-resources",
+            format!("- bases/{crd_file}"),
+        );
+    }
+    plan.insert(DEFAULT_KUSTOMIZATION, "default-resources", "- ../crd");
+    if tree.read(Path::new(SAMPLES_KUSTOMIZATION))?.is_none() {
+        plan.scaffold(
+            SAMPLES_KUSTOMIZATION,
+            renderer.render("api/config/samples/kustomization.yaml.hbs", &ctx)?,
+        );
+    } else {
+        plan.insert(
+            SAMPLES_KUSTOMIZATION,
+            "samples",
+            format!("- {}", ctx.sample_file),
+        );
+    }
+    if new_kind {
+        let file_prefix = ctx.role_prefix.replace('-', "_");
+        for role in ["admin", "editor", "viewer"] {
+            let file = format!("{file_prefix}_{role}_role.yaml");
+            plan.scaffold(
+                format!("config/rbac/{file}"),
+                renderer.render(&format!("api/config/rbac/{role}_role.yaml.hbs"), &ctx)?,
+            );
+            plan.insert(RBAC_KUSTOMIZATION, "rbac-resources", format!("- {file}"));
+        }
+    }
+
+    // PROJECT.
+    let mut updated = project.clone();
+    let record = Resource {
+        group: args.group.clone(),
+        version: args.version.clone(),
+        kind: args.kind.clone(),
+        plural: ctx.plural.clone(),
+        domain: project.domain.clone(),
+        namespaced: ctx.namespaced,
+        controller: controller || same_version.is_some_and(|r| r.controller),
+        path: Some(types_path.clone()),
+        webhooks: same_version.map(|r| r.webhooks.clone()).unwrap_or_default(),
+    };
+    match updated.resources.iter_mut().find(|r| {
+        r.group == record.group
+            && r.domain == record.domain
+            && r.kind == record.kind
+            && r.version == record.version
+    }) {
+        Some(r) => *r = record,
+        None => updated.resources.push(record),
+    }
+
+    // Generated files, from the tree as the plan leaves it.
+    let changes = plan.resolve(tree, args.force)?;
+    let sources = sources_with(root, "src/api", &changes)?;
+    let crds = crate::crd::generate_crds(&sources).map_err(|d| {
+        anyhow!(
+            "cannot generate the CRD of {} from the Rust types under src/api:\n{d}",
+            args.kind
+        )
+    })?;
+    let rendered = crate::crd::emit::render(&crds)?;
+    let yaml = rendered.get(&crd_file).with_context(|| {
+        format!("the CRD generator found no {crd_file} in src/api after scaffolding {types_path}")
+    })?;
+    plan.generate(format!("config/crd/bases/{crd_file}"), yaml.clone());
+    let crd = crds
+        .iter()
+        .find(|c| c.spec.group == ctx.api_group && c.spec.names.kind == ctx.kind);
+    ctx.sample_spec = crd
+        .map(|c| sample_spec(c, &args.version, &args.kind))
+        .unwrap_or_else(|| "spec: {}".into());
+    plan.scaffold(
+        format!("config/samples/{}", ctx.sample_file),
+        renderer.render("api/config/samples/sample.yaml.hbs", &ctx)?,
+    );
+    plan_role(root, &mut plan, &changes, project)?;
+    plan.generate(project::FILE, updated.to_yaml());
+
+    let mut next = format!(
+        "\nNext: describe a {} in {types_path}, then run\n  make manifests   # regenerate the CRD and RBAC\n  make test",
+        args.kind
+    );
+    if controller {
+        next.push_str(&format!(
+            "\nThe controller is src/controllers/{}.rs; its tests are tests/{}_controller.rs.",
+            ctx.kind_snake, ctx.kind_snake
+        ));
+    }
+    Ok(Planned { plan, next })
+}
+
+/// Module registration of a kind's types: `src/api/mod.rs`, the group module (with the
+/// storage-version re-export and the merged CRD) and the version module.
+fn plan_modules(
+    tree: &dyn Tree,
+    renderer: &Renderer,
+    plan: &mut Plan,
+    ctx: &Ctx,
+    others: &[&Resource],
+) -> Result<()> {
+    let group_path = format!("src/api/{}/mod.rs", ctx.group_mod);
+    let version_path = format!("src/api/{}/{}/mod.rs", ctx.group_mod, ctx.version);
+    let kind_block = renderer.render("api/src/api/group/kind_crd.rs.hbs", ctx)?;
+    let version_line = format!("{}::{}::{}::crd(),", ctx.version, ctx.kind_snake, ctx.kind);
+    match tree.read(Path::new(&group_path))? {
+        None => {
+            let mut c = ctx.clone();
+            c.kind_block = kind_block;
+            plan.scaffold(
+                &group_path,
+                renderer.render("api/src/api/group/mod.rs.hbs", &c)?,
+            );
+            plan.insert(API_MOD, "api-groups", format!("pub mod {};", ctx.group_mod));
+        }
+        Some(text) => {
+            let version_mod = format!("pub mod {};", ctx.version);
+            if others.is_empty() {
+                plan.insert(&group_path, "versions", version_mod);
+                plan.insert(&group_path, "kinds", kind_block.trim_end().to_string());
+            } else {
+                // Versions are listed lowest priority first, as `generate crds` merges them.
+                let priority = |v: &str| names::version_priority(v);
+                let next_higher = others
+                    .iter()
+                    .filter(|r| priority(&r.version) > priority(&ctx.version))
+                    .min_by_key(|r| priority(&r.version));
+                let marker = format!("{}-versions", ctx.kind_snake);
+                let anchor = next_higher
+                    .map(|r| format!("{}::{}::{}::crd(),", r.version, ctx.kind_snake, ctx.kind));
+                let listed = text.lines().any(|l| l.trim() == version_line);
+                let inserted = anchor
+                    .filter(|_| !listed)
+                    .and_then(|a| insert_before_line(&text, &a, &version_line));
+                match inserted {
+                    Some(inserted) => {
+                        let with_mod = insert_before_marker(&inserted, "versions", &version_mod)
+                            .map_err(|e| anyhow!("{group_path}: {e}"))?
+                            .unwrap_or(inserted);
+                        plan.generate(&group_path, with_mod);
+                    }
+                    None => {
+                        plan.insert(&group_path, "versions", version_mod);
+                        plan.insert(&group_path, &marker, version_line.clone());
+                    }
+                }
+            }
+        }
+    }
+    if tree.read(Path::new(&version_path))?.is_none() {
+        plan.scaffold(
+            &version_path,
+            renderer.render("api/src/api/group/version/mod.rs.hbs", ctx)?,
+        );
+    } else {
+        plan.insert(
+            &version_path,
+            "kinds",
+            format!("pub mod {};", ctx.kind_snake),
+        );
+    }
+    if others.is_empty() {
+        plan.insert(
+            API_MOD,
+            "crds",
+            format!("{}::{}_crd()?,", ctx.group_mod, ctx.kind_snake),
+        );
+    }
+    Ok(())
+}
+
+/// Inserts `line` above the line whose trimmed text is `anchor`, with its indentation.
+fn insert_before_line(text: &str, anchor: &str, line: &str) -> Option<String> {
+    let mut offset = 0;
+    for l in text.split_inclusive('\n') {
+        if l.trim() == anchor {
+            let indent: String = l.chars().take_while(|c| *c == ' ' || *c == '\t').collect();
+            return Some(format!(
+                "{}{indent}{line}\n{}",
+                &text[..offset],
+                &text[offset..]
+            ));
+        }
+        offset += l.len();
+    }
+    None
+}
+
+/// The existing version with the highest Kubernetes priority.
+fn newest_version<'p>(versions: &[&'p Resource]) -> Option<&'p Resource> {
+    versions
+        .iter()
+        .copied()
+        .max_by_key(|r| names::version_priority(&r.version))
+}
+
+/// Other resources of the project that would clash with this one.
+fn check_collisions(project: &Project, ctx: &Ctx) -> Result<()> {
+    for r in &project.resources {
+        if r.path.is_none() {
+            continue;
+        }
+        if r.group == ctx.group && r.kind != ctx.kind && r.plural == ctx.plural {
+            bail!(
+                "invalid plural {:?}: {} ({}) already uses it; pass --plural with another name",
+                ctx.plural,
+                r.kind,
+                ctx.api_group
+            );
+        }
+        if r.group != ctx.group && r.group.replace(['-', '.'], "_") == ctx.group_mod {
+            bail!(
+                "invalid group {:?}: it would share the Rust module src/api/{} with the group {:?}",
+                ctx.group,
+                ctx.group_mod,
+                r.group
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The controller of a kind, its tests, and its registration in `controllers/mod.rs`.
+fn plan_controller(
+    tree: &dyn Tree,
+    renderer: &Renderer,
+    plan: &mut Plan,
+    ctx: &Ctx,
+    builtin: bool,
+) -> Result<()> {
+    let (controller, test) = if builtin {
+        (
+            "api/src/controllers/builtin.rs.hbs",
+            "api/tests/builtin_controller.rs.hbs",
+        )
+    } else {
+        (
+            "api/src/controllers/kind.rs.hbs",
+            "api/tests/kind_controller.rs.hbs",
+        )
+    };
+    // Shared by every controller, scaffolded with the first one.
+    for (path, template, module) in [
+        (
+            BACKOFF,
+            "api/src/controllers/backoff.rs.hbs",
+            Some("backoff"),
+        ),
+        (
+            CHILDREN,
+            "api/src/controllers/children.rs.hbs",
+            Some("children"),
+        ),
+        (TEST_SUPPORT, "api/tests/support/mod.rs.hbs", None),
+        (CHILDREN_TEST, "api/tests/children.rs.hbs", None),
+    ] {
+        if tree.read(Path::new(path))?.is_none() {
+            plan.scaffold(path, renderer.render(template, ctx)?);
+        }
+        if let Some(module) = module {
+            plan.insert(
+                CONTROLLERS_MOD,
+                "controller-modules",
+                format!("pub mod {module};"),
+            );
+        }
+    }
+    plan.scaffold(
+        format!("src/controllers/{}.rs", ctx.kind_snake),
+        renderer.render(controller, ctx)?,
+    );
+    plan.scaffold(
+        format!("tests/{}_controller.rs", ctx.kind_snake),
+        renderer.render(test, ctx)?,
+    );
+    plan.insert(
+        CONTROLLERS_MOD,
+        "controller-modules",
+        format!("pub mod {};", ctx.kind_snake),
+    );
+    plan.insert(
+        CONTROLLERS_MOD,
+        "controllers",
+        format!("{}::CONTROLLER,", ctx.kind_snake),
+    );
+    Ok(())
+}
+
+/// `config/rbac/role.yaml` from the RBAC markers of the sources as `changes` (the resolved
+/// plan) leave them.
+fn plan_role(root: &Path, plan: &mut Plan, changes: &[Change], project: &Project) -> Result<()> {
+    let sources = sources_with(root, "src", changes)?;
+    plan.generate(
+        rbac::ROLE_FILE,
+        rbac::role_yaml(&sources, project.namespaced)?,
+    );
+    Ok(())
+}
+
+/// `--resource=false --controller`: a controller for a kind of this project, or for a
+/// built-in Kubernetes kind.
+fn plan_controller_only(
+    root: &Path,
+    tree: &dyn Tree,
+    renderer: &Renderer,
+    project: &Project,
+    args: &ApiArgs,
+    mut ctx: Ctx,
+) -> Result<Planned> {
+    names::subdomain("group", &args.group)?;
+    let mut plan = Plan::new();
+    let mut updated = project.clone();
+    let controller_path = format!("src/controllers/{}.rs", ctx.kind_snake);
+    let own = versions_of(project, &args.group, &args.kind);
+    if !own.is_empty() {
+        let Some(entry) = own.iter().find(|r| r.version == args.version) else {
+            let versions: Vec<&str> = own.iter().map(|r| r.version.as_str()).collect();
+            bail!(
+                "{} ({}) has no version {}; its versions are {}",
+                args.kind,
+                ctx.api_group,
+                args.version,
+                versions.join(", ")
+            );
+        };
+        let has_controller = own.iter().any(|r| r.controller);
+        if has_controller && !args.force {
+            bail!(
+                "{} ({}) already has a controller ({controller_path}); use --force to scaffold it again",
+                args.kind,
+                ctx.api_group
+            );
+        }
+        ctx.plural = entry.plural.clone();
+        ctx.namespaced = entry.namespaced;
+        plan_controller(tree, renderer, &mut plan, &ctx, false)?;
+        for r in &mut updated.resources {
+            if r.group == entry.group && r.domain == entry.domain && r.kind == entry.kind {
+                r.controller = r.version == entry.version;
+            }
+        }
+    } else {
+        let b = builtin::lookup(&args.group, &args.version, &args.kind).map_err(|e| {
+            anyhow!("{e}; to scaffold a kind of your own instead, drop --resource=false")
+        })?;
+        check_builtin(&b, args)?;
+        ctx.api_group = b.group.to_string();
+        ctx.group_display = builtin::display_group(b.group).to_string();
+        ctx.rbac_group = if b.group.is_empty() {
+            "\"\"".into()
+        } else {
+            b.group.to_string()
+        };
+        ctx.plural = b.plural.to_string();
+        ctx.namespaced = b.namespaced;
+        ctx.k8s_module = b.module.clone();
+        let recorded = project.resources.iter().any(|r| {
+            r.path.is_none()
+                && r.group == ctx.group_display
+                && r.version == b.version
+                && r.kind == b.kind
+        });
+        if recorded && !args.force {
+            bail!(
+                "{}/{} {} already has a controller ({controller_path}); use --force to scaffold it again",
+                ctx.group_display,
+                b.version,
+                b.kind
+            );
+        }
+        plan_controller(tree, renderer, &mut plan, &ctx, true)?;
+        if !recorded {
+            updated.resources.push(Resource {
+                group: ctx.group_display.clone(),
+                version: b.version.to_string(),
+                kind: b.kind.to_string(),
+                plural: b.plural.to_string(),
+                domain: String::new(),
+                namespaced: b.namespaced,
+                controller: true,
+                path: None,
+                webhooks: Default::default(),
+            });
+        }
+    }
+    let changes = plan.resolve(tree, args.force)?;
+    plan_role(root, &mut plan, &changes, project)?;
+    plan.generate(project::FILE, updated.to_yaml());
+    let next = format!(
+        "\nNext: write the reconciler in {controller_path} (its tests are tests/{}_controller.rs), then run\n  make manifests   # regenerate RBAC\n  make test",
+        ctx.kind_snake
+    );
+    Ok(Planned { plan, next })
+}
+
+/// Flags that contradict what Kubernetes says about a built-in kind.
+fn check_builtin(b: &Builtin, args: &ApiArgs) -> Result<()> {
+    if let Some(plural) = &args.plural
+        && plural != b.plural
+    {
+        bail!(
+            "invalid plural {plural:?}: the plural of {} is {:?}; drop --plural",
+            b.kind,
+            b.plural
+        );
+    }
+    if args.cluster_scoped && b.namespaced {
+        bail!("{} is namespaced; drop --cluster-scoped", b.kind);
+    }
+    Ok(())
+}
+
+/// A sample `spec` for `version` of `crd`: the example field when the schema still has it,
+/// and a zero value for every required field.
+fn sample_spec(crd: &CustomResourceDefinition, version: &str, kind: &str) -> String {
+    let spec = crd
+        .spec
+        .versions
+        .iter()
+        .find(|v| v.name == version)
+        .and_then(|v| v.schema.as_ref())
+        .and_then(|s| s.open_api_v3_schema.as_ref())
+        .and_then(|s| s.properties.as_ref())
+        .and_then(|p| p.get("spec"));
+    let Some(spec) = spec else {
+        return "spec: {}".into();
+    };
+    let mut fields = serde_yaml::Mapping::new();
+    for name in spec.required.iter().flatten() {
+        if let Some(prop) = spec.properties.as_ref().and_then(|p| p.get(name)) {
+            fields.insert(name.clone().into(), zero(prop));
+        }
+    }
+    let example = spec
+        .properties
+        .as_ref()
+        .and_then(|p| p.get("foo"))
+        .is_some_and(|p| p.type_.as_deref() == Some("string"));
+    if example {
+        fields.insert("foo".into(), format!("an example {kind}").into());
+    }
+    if fields.is_empty() {
+        return format!("# TODO(user): the fields of a {kind}.\nspec: {{}}");
+    }
+    let body = serde_yaml::to_string(&fields).unwrap_or_default();
+    let indented: String = body.lines().map(|l| format!("  {l}\n")).collect();
+    format!(
+        "spec:\n  # TODO(user): describe the {kind} you want.\n{}",
+        indented.trim_end()
+    )
+}
+
+fn zero(prop: &JSONSchemaProps) -> serde_yaml::Value {
+    match prop.type_.as_deref() {
+        Some("string") => "".into(),
+        Some("integer") | Some("number") => 0.into(),
+        Some("boolean") => false.into(),
+        Some("array") => serde_yaml::Value::Sequence(Vec::new()),
+        _ => serde_yaml::Value::Mapping(serde_yaml::Mapping::new()),
+    }
+}
+
+/// A short name for `kubectl get`: the initials of a multi-word kind (CronJob -> cj), or
+/// the first letter and following consonants of a one-word kind (Tenant -> tnt).
+fn shortname(kind: &str) -> String {
+    let initials: String = kind
+        .chars()
+        .filter(char::is_ascii_uppercase)
+        .collect::<String>()
+        .to_lowercase();
+    if initials.len() >= 2 {
+        return initials;
+    }
+    let lower = kind.to_lowercase();
+    let mut chars = lower.chars();
+    let mut out: String = chars.next().into_iter().collect();
+    for c in chars {
+        if out.len() == 3 {
+            break;
+        }
+        if !"aeiou".contains(c) && !out.ends_with(c) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shortnames() {
+        assert_eq!(shortname("CronJob"), "cj");
+        assert_eq!(shortname("Tenant"), "tnt");
+        assert_eq!(shortname("Database"), "dtb");
+        assert_eq!(shortname("A"), "a");
+        assert_eq!(shortname("HTTPRoute"), "httpr");
+    }
+
+    #[test]
+    fn lines_go_above_their_anchor() {
+        let text = "    let v = vec![\n        v1::k::K::crd(),\n        // +m\n";
+        assert_eq!(
+            insert_before_line(text, "v1::k::K::crd(),", "v1beta1::k::K::crd(),").unwrap(),
+            "    let v = vec![\n        v1beta1::k::K::crd(),\n        v1::k::K::crd(),\n        // +m\n"
+        );
+        assert_eq!(insert_before_line(text, "missing", "x"), None);
+    }
+}

@@ -1,0 +1,887 @@
+//! `rsbuilder create webhook`: defaulting and validating admission webhooks for one version
+//! of a kind, and hub-and-spoke conversion between its versions, served by one HTTPS
+//! server in the manager and wired into the kustomize config.
+//!
+//! Everything is planned in memory. The first webhook of a project brings the server, its
+//! Cargo dependencies and the cert-manager config; every later one extends the files it
+//! shares with others through scaffold markers, so adding a second webhook type to a kind
+//! never needs `--force` and never rewrites what the user wrote.
+
+use std::cmp::Ordering;
+use std::path::Path;
+
+use anyhow::{Result, bail};
+use clap::Args;
+use heck::ToSnakeCase;
+use serde::Serialize;
+
+use super::sources_with;
+use crate::cli::Global;
+use crate::commands::write_plan;
+use crate::names;
+use crate::project::{self, Project, Resource};
+use crate::scaffold::{Edit, Plan, Renderer, Tree, has_marker};
+use crate::webhook::emit::{self, atom, call};
+use crate::webhook::{self, conversion, manifests};
+
+#[derive(Debug, Args)]
+pub struct WebhookArgs {
+    /// API group without the domain, as given to `create api`
+    #[arg(long)]
+    pub group: String,
+    /// The version whose objects the admission webhooks see; for --conversion, the hub: the
+    /// storage version
+    #[arg(long)]
+    pub version: String,
+    /// Kind, e.g. CronJob
+    #[arg(long)]
+    pub kind: String,
+    /// A defaulting (mutating) webhook: a `default` function that sets defaults
+    #[arg(long)]
+    pub defaulting: bool,
+    /// A validating webhook: `validate_create`, `validate_update` and `validate_delete`
+    #[arg(long)]
+    pub programmatic_validation: bool,
+    /// A conversion webhook between --version (the hub) and each --spoke version
+    #[arg(long, requires = "spoke")]
+    pub conversion: bool,
+    /// The versions that convert to and from the hub, comma separated
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "VERSIONS",
+        requires = "conversion"
+    )]
+    pub spoke: Vec<String>,
+    /// Scaffold again the kind's webhook files that exist, overwriting them
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Everything the webhook templates may refer to.
+#[derive(Debug, Clone, Serialize, Default)]
+struct Ctx {
+    boilerplate: String,
+    project_name: String,
+    crate_name: String,
+    group_mod: String,
+    api_group: String,
+    version: String,
+    kind: String,
+    kind_snake: String,
+    plural: String,
+    namespaced: bool,
+    crd_name: String,
+    mutate_path: String,
+    validate_path: String,
+    hub: String,
+    spoke: String,
+    hub_annotation: String,
+    spoke_annotation: String,
+    imports: String,
+    functions: String,
+    sample: String,
+    bench_use: String,
+    index: usize,
+    default_sig: String,
+    validate_create_sig: String,
+    validate_update_sig: String,
+    validate_delete_sig: String,
+    mutate_path_let: String,
+    validate_path_let: String,
+}
+
+const LIB: &str = "src/lib.rs";
+const MAIN: &str = "src/main.rs";
+const CARGO: &str = "Cargo.toml";
+const MAKEFILE: &str = "Makefile";
+const WEBHOOKS_MOD: &str = "src/webhooks/mod.rs";
+const CONVERSION: &str = "src/webhooks/conversion.rs";
+const BENCH: &str = "benches/conversion.rs";
+const DEFAULT_KUSTOMIZATION: &str = "config/default/kustomization.yaml";
+const CRD_KUSTOMIZATION: &str = "config/crd/kustomization.yaml";
+
+pub fn run(global: &Global, args: WebhookArgs) -> Result<()> {
+    let project = Project::load(&global.dir)?;
+    let tree = crate::scaffold::DiskTree::new(&global.dir);
+    let renderer = Renderer::new()?;
+    let planned = plan(&global.dir, &tree, &renderer, &project, &args)?;
+    write_plan(global, &planned.plan, args.force)?;
+    if !global.dry_run {
+        global.out.say(&planned.next);
+    }
+    Ok(())
+}
+
+/// A plan and what to tell the user once it is written.
+pub struct Planned {
+    pub plan: Plan,
+    pub next: String,
+}
+
+/// What planning reads: the project's files, the templates, its `src/api` sources, and
+/// whether `--force` re-scaffolds the kind's files.
+#[derive(Clone, Copy)]
+struct Env<'a> {
+    tree: &'a dyn Tree,
+    renderer: &'a Renderer,
+    sources: &'a conversion::Sources,
+    force: bool,
+}
+
+/// The webhook types a command asks for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Admission {
+    Defaulting,
+    Validation,
+}
+
+/// The whole plan of `create webhook`; reads the project and writes nothing.
+pub fn plan(
+    root: &Path,
+    tree: &dyn Tree,
+    renderer: &Renderer,
+    project: &Project,
+    args: &WebhookArgs,
+) -> Result<Planned> {
+    names::version(&args.version)?;
+    names::kind(&args.kind)?;
+    names::subdomain("group", &args.group)?;
+    for spoke in &args.spoke {
+        names::version(spoke).map_err(|e| anyhow::anyhow!("--spoke: {e}"))?;
+    }
+    if !args.defaulting && !args.programmatic_validation && !args.conversion {
+        bail!(
+            "nothing to create: pass --defaulting, --programmatic-validation, or --conversion --spoke <versions>"
+        );
+    }
+    let index = find_resource(project, args)?;
+    let resource = &project.resources[index];
+    let mut ctx = context(tree, project, resource)?;
+
+    let existing = resource.webhooks.clone();
+    let mut admission = Vec::new();
+    for (asked, had, kind, name) in [
+        (
+            args.defaulting,
+            existing.defaulting,
+            Admission::Defaulting,
+            "defaulting",
+        ),
+        (
+            args.programmatic_validation,
+            existing.validation,
+            Admission::Validation,
+            "validating",
+        ),
+    ] {
+        if asked && had && !args.force {
+            bail!(
+                "{} ({}/{}) already has a {name} webhook (src/webhooks/{}.rs); nothing was written",
+                args.kind,
+                ctx.api_group,
+                args.version,
+                module(&ctx)
+            );
+        }
+        if asked {
+            admission.push(kind);
+        }
+    }
+
+    let sources = conversion::Sources::parse(&sources_with(root, "src/api", &[])?)?;
+    let mut spokes = Vec::new();
+    if args.conversion {
+        spokes = check_conversion(project, resource, &sources, args, &ctx)?;
+    }
+
+    let mut updated = project.clone();
+    {
+        let r = &mut updated.resources[index];
+        r.webhooks.defaulting |= args.defaulting;
+        r.webhooks.validation |= args.programmatic_validation;
+        if args.conversion {
+            r.webhooks.conversion = true;
+            for spoke in &spokes {
+                if !r.webhooks.spoke.contains(spoke) {
+                    r.webhooks.spoke.push(spoke.clone());
+                }
+            }
+            r.webhooks.spoke.sort_by_key(|v| names::version_priority(v));
+        }
+    }
+
+    let env = Env {
+        tree,
+        renderer,
+        sources: &sources,
+        force: args.force,
+    };
+    let mut plan = Plan::new();
+    plan_server(tree, renderer, &mut plan, &ctx)?;
+    if !admission.is_empty() {
+        let mut all = admission.clone();
+        if args.force {
+            // Scaffolding the file again brings back every type the kind has.
+            if existing.defaulting && !all.contains(&Admission::Defaulting) {
+                all.insert(0, Admission::Defaulting);
+            }
+            if existing.validation && !all.contains(&Admission::Validation) {
+                all.push(Admission::Validation);
+            }
+        }
+        plan_admission(&env, &mut plan, &mut ctx, &all)?;
+    }
+    if !spokes.is_empty() {
+        let recorded = updated.resources[index].webhooks.spoke.clone();
+        plan_conversion(&env, &mut plan, &mut ctx, &spokes, &recorded)?;
+    }
+    plan.generate(manifests::FILE, manifests::render(&updated)?);
+    plan.generate(project::FILE, updated.to_yaml());
+
+    let mut next = String::from("\nNext:");
+    if admission.contains(&Admission::Defaulting) {
+        next.push_str(&format!(
+            "\n  write the defaults of a {} in `default` in src/webhooks/{}.rs",
+            args.kind,
+            module(&ctx)
+        ));
+    }
+    if admission.contains(&Admission::Validation) {
+        next.push_str(&format!(
+            "\n  write its rules in `validate_create/update/delete` in src/webhooks/{}.rs",
+            module(&ctx)
+        ));
+    }
+    for spoke in &spokes {
+        next.push_str(&format!(
+            "\n  complete the TODO(rsbuilder) lines of src/api/{}/{spoke}/{}_conversion.rs",
+            ctx.group_mod, ctx.kind_snake
+        ));
+    }
+    next.push_str(
+        "\nthen run\n  make manifests test\nThe manager serves the webhooks on --webhook-port (9443) with the certificate \
+         cert-manager issues; `make run` runs without them (ENABLE_WEBHOOKS=false).",
+    );
+    Ok(Planned { plan, next })
+}
+
+/// The index in PROJECT of the kind version the webhooks are for, or an error that says
+/// what exists instead.
+fn find_resource(project: &Project, args: &WebhookArgs) -> Result<usize> {
+    let api_group = format!("{}.{}", args.group, project.domain);
+    let same_kind: Vec<(usize, &Resource)> = project
+        .resources
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.group == args.group && r.kind == args.kind)
+        .collect();
+    if let Some((i, r)) = same_kind.iter().find(|(_, r)| r.version == args.version) {
+        if r.path.is_none() {
+            bail!(
+                "{} ({}) is a built-in kind; webhooks are scaffolded for the kinds of this project",
+                args.kind,
+                args.group
+            );
+        }
+        return Ok(*i);
+    }
+    if same_kind.is_empty() {
+        bail!(
+            "{api_group} has no kind {}; create it first with `rsbuilder create api --group {} --version {} --kind {}`",
+            args.kind,
+            args.group,
+            args.version,
+            args.kind
+        );
+    }
+    let versions: Vec<&str> = same_kind.iter().map(|(_, r)| r.version.as_str()).collect();
+    bail!(
+        "{} ({api_group}) has no version {}; its versions are {}",
+        args.kind,
+        args.version,
+        versions.join(", ")
+    )
+}
+
+fn context(tree: &dyn Tree, project: &Project, r: &Resource) -> Result<Ctx> {
+    let api_group = format!("{}.{}", r.group, r.domain);
+    let snake = r.kind.to_snake_case();
+    let by_ref = format!("&{}", r.kind);
+    let verdict = Some("admission::Verdict");
+    let signature = |name: &str, params: &[(&str, &str)], ret: Option<&str>| {
+        emit::signature(0, "pub ", name, params, ret)
+    };
+    Ok(Ctx {
+        boilerplate: tree
+            .read(Path::new("hack/boilerplate.rs.txt"))?
+            .unwrap_or_default(),
+        project_name: project.project_name.clone(),
+        crate_name: project.project_name.to_snake_case(),
+        group_mod: r.group.replace(['-', '.'], "_"),
+        version: r.version.clone(),
+        kind: r.kind.clone(),
+        kind_snake: r.kind.to_snake_case(),
+        plural: r.plural.clone(),
+        namespaced: r.namespaced,
+        crd_name: format!("{}.{api_group}", r.plural),
+        mutate_path: webhook::admission_path("mutate", &api_group, &r.version, &r.kind),
+        validate_path: webhook::admission_path("validate", &api_group, &r.version, &r.kind),
+        hub: r.version.clone(),
+        hub_annotation: webhook::annotation(&r.kind, &r.version),
+        api_group: api_group.clone(),
+        default_sig: signature("default", &[(&snake, &format!("&mut {}", r.kind))], None),
+        validate_create_sig: signature("validate_create", &[(&snake, &by_ref)], verdict),
+        validate_update_sig: signature(
+            "validate_update",
+            &[("old", &by_ref), ("new", &by_ref)],
+            verdict,
+        ),
+        validate_delete_sig: signature("validate_delete", &[(&snake, &by_ref)], verdict),
+        mutate_path_let: path_let(&webhook::admission_path(
+            "mutate", &api_group, &r.version, &r.kind,
+        )),
+        validate_path_let: path_let(&webhook::admission_path(
+            "validate", &api_group, &r.version, &r.kind,
+        )),
+        ..Ctx::default()
+    })
+}
+
+/// `let path = "<path>";` in a test function (indented by 8 once inserted), broken after
+/// `=` as rustfmt does when it does not fit.
+fn path_let(path: &str) -> String {
+    let one = format!("    let path = {path:?};");
+    if 4 + one.len() <= emit::MAX_WIDTH {
+        one
+    } else {
+        format!("    let path =\n        {path:?};")
+    }
+}
+
+fn module(ctx: &Ctx) -> String {
+    webhook::module_name(&ctx.group_mod, &ctx.version, &ctx.kind_snake)
+}
+
+/// The spokes to add: each a version of the kind other than the hub, not converting yet;
+/// the hub must be the storage version.
+fn check_conversion(
+    project: &Project,
+    resource: &Resource,
+    sources: &conversion::Sources,
+    args: &WebhookArgs,
+    ctx: &Ctx,
+) -> Result<Vec<String>> {
+    let storage = conversion::storage_version(sources, &ctx.api_group, &args.kind)?;
+    if storage != args.version {
+        bail!(
+            "{} is not the storage version of {} ({storage} is), and the hub of a conversion webhook is the storage version: \
+             pass --version {storage}, or first run `rsbuilder edit --storage-version {} --kind {} --group {}`",
+            args.version,
+            args.kind,
+            args.version,
+            args.kind,
+            args.group
+        );
+    }
+    let versions: Vec<&str> = project
+        .resources
+        .iter()
+        .filter(|r| r.group == args.group && r.kind == args.kind && r.path.is_some())
+        .map(|r| r.version.as_str())
+        .collect();
+    let converting: Vec<&String> = project
+        .resources
+        .iter()
+        .filter(|r| r.group == args.group && r.kind == args.kind)
+        .flat_map(|r| &r.webhooks.spoke)
+        .collect();
+    if let Some(other) = project.resources.iter().find(|r| {
+        r.group == args.group
+            && r.kind == args.kind
+            && r.webhooks.conversion
+            && r.version != resource.version
+    }) {
+        bail!(
+            "{} already converts through the hub {}; a kind has one hub (its storage version)",
+            args.kind,
+            other.version
+        );
+    }
+    let mut spokes: Vec<String> = Vec::new();
+    for spoke in &args.spoke {
+        if *spoke == args.version {
+            bail!(
+                "--spoke {spoke} is the hub itself; the spokes are the other versions of {}: {}",
+                args.kind,
+                versions
+                    .iter()
+                    .filter(|v| **v != args.version)
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        if !versions.contains(&spoke.as_str()) {
+            bail!(
+                "--spoke {spoke}: {} ({}) has no version {spoke}; its versions are {}",
+                args.kind,
+                ctx.api_group,
+                versions.join(", ")
+            );
+        }
+        if converting.contains(&spoke) && !args.force {
+            bail!(
+                "{} already converts between {spoke} and {} (src/api/{}/{spoke}/{}_conversion.rs); nothing was written",
+                args.kind,
+                args.version,
+                ctx.group_mod,
+                ctx.kind_snake
+            );
+        }
+        if !spokes.contains(spoke) {
+            spokes.push(spoke.clone());
+        }
+    }
+    spokes.sort_by_key(|v| names::version_priority(v));
+    Ok(spokes)
+}
+
+/// The webhook server, its dependencies and config, and its registration in the manager:
+/// scaffolded by the first webhook, kept by every later one.
+fn plan_server(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx) -> Result<()> {
+    for file in [
+        "src/webhooks/mod.rs",
+        "src/webhooks/server.rs",
+        "src/webhooks/admission.rs",
+        "config/webhook/kustomization.yaml",
+        "config/webhook/service.yaml",
+        "config/certmanager/kustomization.yaml",
+        "config/certmanager/certificate.yaml",
+        "config/certmanager/kustomizeconfig.yaml",
+        "config/default/manager_webhook_patch.yaml",
+    ] {
+        scaffold_missing(tree, renderer, plan, ctx, file)?;
+    }
+    plan.insert(LIB, "modules", "pub mod webhooks;");
+    plan.insert(
+        MAIN,
+        "manager-flags",
+        renderer.render("webhook/fragments/manager_flags.rs.hbs", ctx)?,
+    );
+    plan.insert(
+        MAIN,
+        "manager-servers",
+        renderer.render("webhook/fragments/manager_servers.rs.hbs", ctx)?,
+    );
+    plan.insert(
+        MAKEFILE,
+        "make-variables",
+        renderer.render("webhook/fragments/make_variables.hbs", ctx)?,
+    );
+    plan.insert(
+        MAKEFILE,
+        "make-targets",
+        renderer.render("webhook/fragments/make_targets.hbs", ctx)?,
+    );
+    plan.edit(
+        CARGO,
+        Edit::CargoFeatures {
+            name: "kube".into(),
+            features: vec!["admission".into()],
+        },
+    );
+    for (name, spec) in [
+        (
+            "hyper",
+            r#"{ version = "1", features = ["client", "server", "http1"] }"#,
+        ),
+        (
+            "hyper-util",
+            r#"{ version = "0.1", features = ["tokio", "service"] }"#,
+        ),
+        ("json-patch", r#""4""#),
+        (
+            "tokio-rustls",
+            r#"{ version = "0.26", default-features = false, features = ["logging", "tls12", "ring"] }"#,
+        ),
+    ] {
+        plan.edit(
+            CARGO,
+            Edit::CargoDependency {
+                section: "dependencies".into(),
+                name: name.into(),
+                spec: spec.into(),
+            },
+        );
+    }
+    plan.insert(DEFAULT_KUSTOMIZATION, "default-resources", "- ../webhook");
+    plan.insert(
+        DEFAULT_KUSTOMIZATION,
+        "default-resources",
+        "- ../certmanager",
+    );
+    plan.insert(
+        DEFAULT_KUSTOMIZATION,
+        "default-patches",
+        "- path: manager_webhook_patch.yaml",
+    );
+    // The replacements carry markers of their own; insert them once.
+    let default = tree.read(Path::new(DEFAULT_KUSTOMIZATION))?;
+    if !default.is_some_and(|text| has_marker(&text, "ca-injection-namespace")) {
+        plan.insert(
+            DEFAULT_KUSTOMIZATION,
+            "default-replacements",
+            renderer.render("webhook/fragments/default_replacements.yaml.hbs", ctx)?,
+        );
+    }
+    Ok(())
+}
+
+/// Scaffolds `file` from `templates/webhook/<file>.hbs` unless it exists.
+fn scaffold_missing(
+    tree: &dyn Tree,
+    renderer: &Renderer,
+    plan: &mut Plan,
+    ctx: &Ctx,
+    file: &str,
+) -> Result<()> {
+    if tree.read(Path::new(file))?.is_none() {
+        plan.scaffold(file, renderer.render(&format!("webhook/{file}.hbs"), ctx)?);
+    }
+    Ok(())
+}
+
+/// The kind version's admission webhooks: its file (scaffolded once, extended through its
+/// markers), its module and routes.
+fn plan_admission(env: &Env, plan: &mut Plan, ctx: &mut Ctx, kinds: &[Admission]) -> Result<()> {
+    let Env {
+        tree,
+        renderer,
+        sources,
+        force,
+    } = *env;
+    let module = module(ctx);
+    let path = format!("src/webhooks/{module}.rs");
+    if force || tree.read(Path::new(&path))?.is_none() {
+        let sample = conversion::sample_code(
+            sources,
+            &ctx.api_group,
+            &ctx.kind,
+            &ctx.version,
+            "kind",
+            "",
+            4,
+        )?;
+        let mut c = ctx.clone();
+        c.sample = sample;
+        plan.scaffold(
+            &path,
+            renderer.render("webhook/src/webhooks/kind.rs.hbs", &c)?,
+        );
+    }
+    plan.insert(
+        WEBHOOKS_MOD,
+        "webhook-modules",
+        format!("pub mod {module};"),
+    );
+    for kind in kinds {
+        let (fragment, test, route, handler) = match kind {
+            Admission::Defaulting => ("defaulting", "defaulting_test", &ctx.mutate_path, "mutate"),
+            Admission::Validation => (
+                "validation",
+                "validation_test",
+                &ctx.validate_path,
+                "validate",
+            ),
+        };
+        plan.insert(
+            &path,
+            "webhook-functions",
+            renderer.render(&format!("webhook/fragments/{fragment}.rs.hbs"), ctx)?,
+        );
+        plan.insert(
+            &path,
+            "webhook-tests",
+            renderer.render(&format!("webhook/fragments/{test}.rs.hbs"), ctx)?,
+        );
+        plan.insert(
+            WEBHOOKS_MOD,
+            "webhook-routes",
+            route_line(route, &format!("{module}::{handler}")),
+        );
+    }
+    Ok(())
+}
+
+/// `("/path", post(handler)),` as rustfmt writes it in the list of routes.
+fn route_line(path: &str, handler: &str) -> String {
+    let tuple = call(
+        "",
+        vec![atom(format!("{path:?}")), call("post", vec![atom(handler)])],
+    );
+    let lines = tuple.render(8, "", ",");
+    lines
+        .iter()
+        .map(|l| l.strip_prefix("        ").unwrap_or(l).to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `pattern => body,` as rustfmt writes a match arm at `indent`: on one line when it fits,
+/// else the body in a block on the next line when it fits there, else the body broken;
+/// returned without the arm's own indentation.
+fn match_arm(indent: usize, pattern: &str, body: emit::Expr) -> String {
+    let flat = body.flat().unwrap_or_default();
+    let lines = if indent + pattern.len() + 4 + flat.len() < emit::MAX_WIDTH {
+        vec![format!("{pattern} => {flat},")]
+    } else if indent + 4 + flat.len() <= emit::MAX_WIDTH {
+        vec![
+            format!("{pattern} => {{"),
+            format!("    {flat}"),
+            "}".to_string(),
+        ]
+    } else {
+        body.render(indent, &format!("{pattern} => "), ",")
+            .into_iter()
+            .map(|l| l.get(indent..).unwrap_or_default().to_string())
+            .collect()
+    };
+    lines.join("\n")
+}
+
+/// Conversion through the hub: the `/convert` handler (once), the kind's hub file and its
+/// registration, a conversion file per spoke, tests, the benchmark and the CRD patch.
+fn plan_conversion(
+    env: &Env,
+    plan: &mut Plan,
+    ctx: &mut Ctx,
+    spokes: &[String],
+    recorded: &[String],
+) -> Result<()> {
+    let Env {
+        tree,
+        renderer,
+        sources,
+        force,
+    } = *env;
+    scaffold_missing(tree, renderer, plan, ctx, CONVERSION)?;
+    plan.insert(WEBHOOKS_MOD, "webhook-modules", "pub mod conversion;");
+    plan.insert(
+        WEBHOOKS_MOD,
+        "webhook-routes",
+        route_line("/convert", "conversion::convert"),
+    );
+    let hub_mod = format!(
+        "crate::api::{}::{}::{}_conversion",
+        ctx.group_mod, ctx.hub, ctx.kind_snake
+    );
+    plan.insert(
+        CONVERSION,
+        "conversion-kinds",
+        match_arm(
+            8,
+            &format!("({:?}, {:?})", ctx.api_group, ctx.kind),
+            call(
+                format!("{hub_mod}::convert"),
+                vec![atom("object"), atom("version")],
+            ),
+        ),
+    );
+
+    let conversion_file = |version: &str| {
+        format!(
+            "src/api/{}/{version}/{}_conversion.rs",
+            ctx.group_mod, ctx.kind_snake
+        )
+    };
+    let hub_file = conversion_file(&ctx.hub);
+    // A hub file scaffolded (again) registers every spoke of the kind; an existing one
+    // gains the new spokes only.
+    let mut registered: Vec<&String> = spokes.iter().collect();
+    if force || tree.read(Path::new(&hub_file))?.is_none() {
+        registered = recorded.iter().collect();
+        let mut c = ctx.clone();
+        c.sample = conversion::sample_code(
+            sources,
+            &ctx.api_group,
+            &ctx.kind,
+            &ctx.hub,
+            "hub",
+            "pub ",
+            0,
+        )?;
+        plan.scaffold(
+            &hub_file,
+            renderer.render("webhook/src/api/hub_conversion.rs.hbs", &c)?,
+        );
+    }
+    let version_mod = |version: &str| format!("src/api/{}/{version}/mod.rs", ctx.group_mod);
+    let module_line = format!("pub mod {}_conversion;", ctx.kind_snake);
+    plan.insert(version_mod(&ctx.hub), "kinds", module_line.clone());
+
+    scaffold_missing(tree, renderer, plan, ctx, BENCH)?;
+    plan.edit(
+        CARGO,
+        Edit::CargoDependency {
+            section: "dev-dependencies".into(),
+            name: "criterion".into(),
+            spec: r#"{ version = "0.8", default-features = false, features = ["cargo_bench_support"] }"#
+                .into(),
+        },
+    );
+    plan.edit(
+        CARGO,
+        Edit::CargoBench {
+            name: "conversion".into(),
+        },
+    );
+
+    for spoke in spokes {
+        let code = conversion::spoke_code(sources, &ctx.api_group, &ctx.kind, spoke, &ctx.hub)?;
+        let mut c = ctx.clone();
+        c.spoke = spoke.clone();
+        c.spoke_annotation = webhook::annotation(&ctx.kind, spoke);
+        c.functions = code.functions;
+        c.sample = code.sample;
+        c.imports = if code.uses_map_values {
+            "{ConversionError, from_json, lossless, map_values, to_json}".into()
+        } else {
+            "{ConversionError, from_json, lossless, to_json}".into()
+        };
+        let mut versions = [ctx.hub.clone(), spoke.clone()];
+        versions.sort_by(|a, b| version_sort(a, b));
+        c.bench_use = format!(
+            "{}::api::{}::{{{}}}",
+            ctx.crate_name,
+            ctx.group_mod,
+            versions.join(", ")
+        );
+        plan.scaffold(
+            conversion_file(spoke),
+            renderer.render("webhook/src/api/spoke_conversion.rs.hbs", &c)?,
+        );
+        plan.insert(version_mod(spoke), "kinds", module_line.clone());
+        plan.insert(
+            BENCH,
+            "conversion-benches",
+            renderer.render("webhook/fragments/bench_case.rs.hbs", &c)?,
+        );
+    }
+    for spoke in registered {
+        let spoke_mod = format!("group::{spoke}::{}_conversion", ctx.kind_snake);
+        plan.insert(
+            &hub_file,
+            "to-hub",
+            match_arm(
+                8,
+                &format!("{spoke:?}"),
+                call(format!("{spoke_mod}::json_to_hub"), vec![atom("object")]),
+            ),
+        );
+        plan.insert(
+            &hub_file,
+            "from-hub",
+            match_arm(
+                8,
+                &format!("{spoke:?}"),
+                call(format!("{spoke_mod}::hub_to_json"), vec![atom("hub")]),
+            ),
+        );
+        plan.insert(
+            &hub_file,
+            "conversion-samples",
+            format!(
+                "to_json(&group::{spoke}::{}_conversion::sample()),",
+                ctx.kind_snake
+            ),
+        );
+    }
+
+    // The CRD: the conversion patch, and the CA cert-manager injects.
+    let patch = format!("config/crd/patches/webhook_in_{}.yaml", ctx.plural);
+    if force || tree.read(Path::new(&patch))?.is_none() {
+        plan.scaffold(
+            &patch,
+            renderer.render("webhook/config/crd/patches/webhook_in.yaml.hbs", ctx)?,
+        );
+    }
+    scaffold_missing(tree, renderer, plan, ctx, "config/crd/kustomizeconfig.yaml")?;
+    plan.edit(
+        CRD_KUSTOMIZATION,
+        Edit::AppendUnlessMarker {
+            marker: "crd-patches".into(),
+            block: renderer.render("webhook/fragments/crd_patches.yaml.hbs", ctx)?,
+        },
+    );
+    plan.insert(
+        CRD_KUSTOMIZATION,
+        "crd-patches",
+        format!("- path: patches/webhook_in_{}.yaml", ctx.plural),
+    );
+    for (marker, index) in [("ca-injection-namespace", 0), ("ca-injection-name", 1)] {
+        let mut c = ctx.clone();
+        c.index = index;
+        plan.insert(
+            DEFAULT_KUSTOMIZATION,
+            marker,
+            renderer.render("webhook/fragments/crd_ca_injection.yaml.hbs", &c)?,
+        );
+    }
+    Ok(())
+}
+
+/// rustfmt's order of names in a `use` list: text, with runs of digits compared as numbers.
+fn version_sort(a: &str, b: &str) -> Ordering {
+    fn chunks(s: &str) -> Vec<(bool, String)> {
+        let mut out: Vec<(bool, String)> = Vec::new();
+        for c in s.chars() {
+            let digit = c.is_ascii_digit();
+            match out.last_mut() {
+                Some((d, text)) if *d == digit => text.push(c),
+                _ => out.push((digit, c.to_string())),
+            }
+        }
+        out
+    }
+    for (x, y) in chunks(a).iter().zip(chunks(b).iter()) {
+        let order = match (x, y) {
+            ((true, m), (true, n)) => m
+                .parse::<u64>()
+                .unwrap_or(0)
+                .cmp(&n.parse::<u64>().unwrap_or(0)),
+            ((_, m), (_, n)) => m.cmp(n),
+        };
+        if order != Ordering::Equal {
+            return order;
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_fit_or_break_like_rustfmt() {
+        assert_eq!(
+            route_line("/convert", "conversion::convert"),
+            "(\"/convert\", post(conversion::convert)),"
+        );
+        assert_eq!(
+            route_line(
+                "/mutate-batch-example-com-v1-cronjob",
+                "batch_v1_cron_job::mutate"
+            ),
+            "(\n    \"/mutate-batch-example-com-v1-cronjob\",\n    post(batch_v1_cron_job::mutate),\n),"
+        );
+    }
+
+    #[test]
+    fn versions_sort_like_rustfmt_imports() {
+        let mut v = vec!["v2", "v10", "v1beta1", "v1"];
+        v.sort_by(|a, b| version_sort(a, b));
+        assert_eq!(v, ["v1", "v1beta1", "v2", "v10"]);
+    }
+}

@@ -1,0 +1,128 @@
+//! `rsbuilder edit --storage-version`: moves a kind's storage version. It rewrites the
+//! `storage` arguments of the kind's `#[kube(...)]` attributes (exactly one version without
+//! `storage = false`), the group module's re-export of the storage version (what the
+//! controller watches), and the CRD. Nothing else changes.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, anyhow, bail};
+use clap::Args;
+use heck::ToSnakeCase;
+
+use crate::cli::Global;
+use crate::commands::create::{source, sources_with};
+use crate::commands::write_plan;
+use crate::names;
+use crate::project::{Project, Resource};
+use crate::scaffold::{DiskTree, Plan, Tree};
+
+#[derive(Debug, Args)]
+pub struct EditArgs {
+    /// Make this version the one the API server stores and the controller watches
+    #[arg(long, value_name = "VERSION")]
+    pub storage_version: String,
+    /// The kind whose storage version moves
+    #[arg(long)]
+    pub kind: String,
+    /// The kind's API group (without the domain); needed when groups share the kind
+    #[arg(long)]
+    pub group: Option<String>,
+}
+
+pub fn run(global: &Global, args: EditArgs) -> Result<()> {
+    let project = Project::load(&global.dir)?;
+    let tree = DiskTree::new(&global.dir);
+    let plan = plan(&global.dir, &tree, &project, &args)?;
+    write_plan(global, &plan, false)
+}
+
+pub fn plan(root: &Path, tree: &dyn Tree, project: &Project, args: &EditArgs) -> Result<Plan> {
+    names::version(&args.storage_version)?;
+    names::kind(&args.kind)?;
+    if let Some(group) = &args.group {
+        names::subdomain("group", group)?;
+    }
+    let versions = versions(project, args)?;
+    let group = versions[0].group.clone();
+    let api_group = format!("{group}.{}", project.domain);
+    if !versions.iter().any(|r| r.version == args.storage_version) {
+        let known: Vec<&str> = versions.iter().map(|r| r.version.as_str()).collect();
+        bail!(
+            "{} ({api_group}) has no version {}; its versions are {} (add one with `rsbuilder create api`)",
+            args.kind,
+            args.storage_version,
+            known.join(", ")
+        );
+    }
+
+    let mut plan = Plan::new();
+    for r in &versions {
+        let path = r.path.clone().unwrap_or_default();
+        let text = tree.read(Path::new(&path))?.with_context(|| {
+            format!(
+                "{path} is missing; PROJECT says it holds {} {}",
+                r.version, r.kind
+            )
+        })?;
+        let stored = r.version == args.storage_version;
+        let edited =
+            source::set_storage(&text, &args.kind, stored).map_err(|e| anyhow!("{path}: {e}"))?;
+        plan.generate(&path, edited);
+    }
+    let kind_snake = args.kind.to_snake_case();
+    let group_path = format!("src/api/{}/mod.rs", group.replace(['-', '.'], "_"));
+    let text = tree.read(Path::new(&group_path))?.with_context(|| {
+        format!(
+            "{group_path} is missing; it re-exports the storage version of {}",
+            args.kind
+        )
+    })?;
+    let moved = source::set_storage_alias(&text, &kind_snake, &args.storage_version)
+        .map_err(|e| anyhow!("{group_path}: {e}"))?;
+    plan.generate(&group_path, moved);
+
+    let changes = plan.resolve(tree, false)?;
+    let sources = sources_with(root, "src/api", &changes)?;
+    let crds = crate::crd::generate_crds(&sources).map_err(|d| {
+        anyhow!(
+            "cannot generate the CRD of {} from the Rust types under src/api:\n{d}",
+            args.kind
+        )
+    })?;
+    let file = format!("{api_group}_{}.yaml", versions[0].plural);
+    let rendered = crate::crd::emit::render(&crds)?;
+    let yaml = rendered
+        .get(&file)
+        .with_context(|| format!("the CRD generator found no {file} in src/api"))?;
+    plan.generate(format!("config/crd/bases/{file}"), yaml.clone());
+    Ok(plan)
+}
+
+/// Every version of the kind named by `args`, from PROJECT.
+fn versions<'p>(project: &'p Project, args: &EditArgs) -> Result<Vec<&'p Resource>> {
+    let all: Vec<&Resource> = project
+        .resources
+        .iter()
+        .filter(|r| r.kind == args.kind && r.path.is_some())
+        .filter(|r| args.group.as_ref().is_none_or(|g| *g == r.group))
+        .collect();
+    let mut groups: Vec<&str> = all.iter().map(|r| r.group.as_str()).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    match groups.as_slice() {
+        [] => bail!(
+            "this project has no kind {}{}; create it with `rsbuilder create api`",
+            args.kind,
+            args.group
+                .as_ref()
+                .map(|g| format!(" in the group {g}"))
+                .unwrap_or_default()
+        ),
+        [_] => Ok(all),
+        many => bail!(
+            "the kind {} exists in the groups {}; pass --group to choose one",
+            args.kind,
+            many.join(", ")
+        ),
+    }
+}

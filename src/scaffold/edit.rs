@@ -1,0 +1,237 @@
+//! Structural edits of files the user owns: `Cargo.toml` through toml_edit (comments,
+//! order and formatting of everything else survive), and whole sections appended once to
+//! files that predate a marker. Every edit is idempotent.
+
+use anyhow::{Context, Result, bail};
+use toml_edit::{Array, ArrayOfTables, DocumentMut, Item, Table, Value, value};
+
+use super::has_marker;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Edit {
+    /// A dependency in `section` (`dependencies`, `dev-dependencies`), unless present;
+    /// `spec` is its TOML value, e.g. `"4"` or `{ version = "1", features = ["x"] }`.
+    CargoDependency {
+        section: String,
+        name: String,
+        spec: String,
+    },
+    /// Features of a `[dependencies]` entry, each added unless listed.
+    CargoFeatures { name: String, features: Vec<String> },
+    /// A `[[bench]]` target with `harness = false`, unless one has the name.
+    CargoBench { name: String },
+    /// `block` appended to the file, unless the file has the scaffold marker `marker`
+    /// (which `block` carries): a new marker section for a file scaffolded without it.
+    AppendUnlessMarker { marker: String, block: String },
+}
+
+impl Edit {
+    /// What the edit is for, to explain a missing file.
+    pub fn purpose(&self) -> &'static str {
+        match self {
+            Edit::CargoDependency { .. } | Edit::CargoFeatures { .. } => "add a dependency",
+            Edit::CargoBench { .. } => "register a benchmark",
+            Edit::AppendUnlessMarker { .. } => "register new code",
+        }
+    }
+
+    pub fn apply(&self, text: &str) -> Result<String> {
+        match self {
+            Edit::AppendUnlessMarker { marker, block } => {
+                if has_marker(text, marker) {
+                    return Ok(text.to_string());
+                }
+                let mut out = text.to_string();
+                if !out.is_empty() && !out.ends_with('\n') {
+                    out.push('\n');
+                }
+                out.push_str(block);
+                if !out.ends_with('\n') {
+                    out.push('\n');
+                }
+                Ok(out)
+            }
+            Edit::CargoDependency {
+                section,
+                name,
+                spec,
+            } => {
+                let mut doc = parse(text)?;
+                let table = doc
+                    .entry(section)
+                    .or_insert_with(|| Item::Table(Table::new()))
+                    .as_table_mut()
+                    .with_context(|| format!("[{section}] is not a table"))?;
+                if table.contains_key(name) {
+                    return Ok(text.to_string());
+                }
+                let parsed: DocumentMut = format!("dependency = {spec}")
+                    .parse()
+                    .with_context(|| format!("invalid dependency spec {spec}"))?;
+                let item = parsed["dependency"].clone();
+                let sorted = is_sorted(table);
+                table.insert(name, item);
+                if sorted {
+                    table.sort_values();
+                }
+                Ok(doc.to_string())
+            }
+            Edit::CargoFeatures { name, features } => {
+                let mut doc = parse(text)?;
+                let Some(entry) = doc
+                    .get_mut("dependencies")
+                    .and_then(Item::as_table_mut)
+                    .and_then(|t| t.get_mut(name))
+                else {
+                    bail!("[dependencies] has no {name}");
+                };
+                if let Some(version) = entry.as_str().map(str::to_string) {
+                    let mut inline = toml_edit::InlineTable::new();
+                    inline.insert("version", version.into());
+                    *entry = Item::Value(Value::InlineTable(inline));
+                }
+                let list = match entry {
+                    Item::Value(Value::InlineTable(t)) => {
+                        if !t.contains_key("features") {
+                            t.insert("features", Value::Array(Array::new()));
+                        }
+                        t.get_mut("features").and_then(Value::as_array_mut)
+                    }
+                    Item::Table(t) => {
+                        if !t.contains_key("features") {
+                            t.insert("features", value(Array::new()));
+                        }
+                        t.get_mut("features").and_then(Item::as_array_mut)
+                    }
+                    _ => None,
+                }
+                .with_context(|| format!("the features of {name} are not a list"))?;
+                for feature in features {
+                    if !list.iter().any(|f| f.as_str() == Some(feature)) {
+                        list.push(feature.as_str());
+                    }
+                }
+                Ok(doc.to_string())
+            }
+            Edit::CargoBench { name } => {
+                let mut doc = parse(text)?;
+                let benches = doc
+                    .entry("bench")
+                    .or_insert_with(|| Item::ArrayOfTables(ArrayOfTables::new()))
+                    .as_array_of_tables_mut()
+                    .context("`bench` is not a list of [[bench]] tables")?;
+                if benches
+                    .iter()
+                    .any(|b| b.get("name").and_then(Item::as_str) == Some(name))
+                {
+                    return Ok(text.to_string());
+                }
+                let mut bench = Table::new();
+                bench.insert("name", value(name.as_str()));
+                bench.insert("harness", value(false));
+                benches.push(bench);
+                Ok(doc.to_string())
+            }
+        }
+    }
+}
+
+fn parse(text: &str) -> Result<DocumentMut> {
+    text.parse().context("Cargo.toml is not valid TOML")
+}
+
+fn is_sorted(table: &Table) -> bool {
+    let keys: Vec<&str> = table.iter().map(|(k, _)| k).collect();
+    keys.windows(2).all(|w| w[0] <= w[1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CARGO: &str = r#"[package]
+name = "demo"
+
+[dependencies]
+anyhow = "1"
+# a comment that stays with kube
+kube = { version = "5.0", features = ["client", "ring"] }
+tokio = "1"
+
+[profile.release]
+lto = "thin"
+"#;
+
+    fn dep(name: &str, spec: &str) -> Edit {
+        Edit::CargoDependency {
+            section: "dependencies".into(),
+            name: name.into(),
+            spec: spec.into(),
+        }
+    }
+
+    #[test]
+    fn dependencies_go_in_sorted_place_once() {
+        let once = dep("json-patch", "\"4\"").apply(CARGO).unwrap();
+        assert!(
+            once.contains(
+                "anyhow = \"1\"\njson-patch = \"4\"\n# a comment that stays with kube\nkube"
+            ),
+            "{once}"
+        );
+        assert_eq!(dep("json-patch", "\"9\"").apply(&once).unwrap(), once);
+    }
+
+    #[test]
+    fn features_are_added_to_the_existing_list() {
+        let edit = Edit::CargoFeatures {
+            name: "kube".into(),
+            features: vec!["admission".into(), "ring".into()],
+        };
+        let once = edit.apply(CARGO).unwrap();
+        assert!(
+            once.contains(
+                r#"kube = { version = "5.0", features = ["client", "ring", "admission"] }"#
+            ),
+            "{once}"
+        );
+        assert_eq!(edit.apply(&once).unwrap(), once);
+        let plain = Edit::CargoFeatures {
+            name: "tokio".into(),
+            features: vec!["io-util".into()],
+        };
+        assert!(
+            plain
+                .apply(CARGO)
+                .unwrap()
+                .contains(r#"tokio = { version = "1", features = ["io-util"] }"#)
+        );
+    }
+
+    #[test]
+    fn benches_are_added_once() {
+        let edit = Edit::CargoBench {
+            name: "conversion".into(),
+        };
+        let once = edit.apply(CARGO).unwrap();
+        assert!(
+            once.ends_with("[[bench]]\nname = \"conversion\"\nharness = false\n"),
+            "{once}"
+        );
+        assert_eq!(edit.apply(&once).unwrap(), once);
+    }
+
+    #[test]
+    fn blocks_are_appended_unless_their_marker_is_there() {
+        let edit = Edit::AppendUnlessMarker {
+            marker: "crd-patches".into(),
+            block: "patches:\n# +rsbuilder:scaffold:crd-patches\n".into(),
+        };
+        let once = edit.apply("resources:\n- a.yaml").unwrap();
+        assert_eq!(
+            once,
+            "resources:\n- a.yaml\npatches:\n# +rsbuilder:scaffold:crd-patches\n"
+        );
+        assert_eq!(edit.apply(&once).unwrap(), once);
+    }
+}

@@ -1,0 +1,5 @@
+# testdata/project-multigroup: a namespaced project (Roles, one watched namespace) with a
+# kind in each of two API groups.
+rsbuilder init --domain example.org --project-name project-multigroup --namespaced --license mit --owner "Example Org"
+rsbuilder create api --group ship --version v1beta1 --kind Frigate
+rsbuilder create api --group sea-creatures --version v1 --kind Kraken

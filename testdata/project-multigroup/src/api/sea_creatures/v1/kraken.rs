@@ -1,0 +1,55 @@
+// Copyright Example Org
+// SPDX-License-Identifier: MIT
+
+//! The Kraken kind of the `sea-creatures.example.org` API group: what a user asks for
+//! ([`KrakenSpec`]) and what the controller reports back ([`KrakenStatus`]).
+//!
+//! After changing these types, run `make manifests` to regenerate the CRD.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The desired state of a Kraken.
+#[derive(CustomResource, Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[kube(
+    group = "sea-creatures.example.org",
+    version = "v1",
+    kind = "Kraken",
+    plural = "krakens",
+    namespaced,
+    status = "KrakenStatus",
+    shortname = "krk",
+    printcolumn(
+        name = "Ready",
+        type_ = "string",
+        json_path = ".status.conditions[?(@.type==\"Ready\")].status"
+    ),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = ".metadata.creationTimestamp"
+    )
+)]
+#[serde(rename_all = "camelCase")]
+pub struct KrakenSpec {
+    /// An example field, to show where the desired state goes: replace it with the fields
+    /// that describe a Kraken. Documentation comments like this one become the field's
+    /// description in the CRD.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub foo: Option<String>,
+}
+
+/// The observed state of a Kraken, written by its controller through the status
+/// subresource.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct KrakenStatus {
+    /// The latest observations of the Kraken: `Ready`, `Progressing` and `Degraded`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+    /// The `metadata.generation` these conditions describe.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+}

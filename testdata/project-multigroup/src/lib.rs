@@ -1,0 +1,16 @@
+// Copyright Example Org
+// SPDX-License-Identifier: MIT
+
+//! project-multigroup: a Kubernetes operator built with kube-rs.
+//!
+//! `api` holds the custom resource types, `controllers` their reconcilers; the rest is
+//! the manager's plumbing, wired together in `main.rs`.
+
+pub mod api;
+pub mod controllers;
+pub mod leader;
+pub mod metrics;
+pub mod server;
+pub mod shutdown;
+pub mod telemetry;
+// +rsbuilder:scaffold:modules

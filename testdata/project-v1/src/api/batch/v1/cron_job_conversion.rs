@@ -1,0 +1,168 @@
+// Copyright Example Inc.
+// SPDX-License-Identifier: Apache-2.0
+
+//! Conversion of CronJob through its hub, v1, the storage version: every other served
+//! version converts to and from v1 (in `<version>/cron_job_conversion.rs`), and so
+//! to any other version through it. `rsbuilder create webhook --conversion` registers new
+//! versions here.
+
+use serde_json::Value;
+
+use super::cron_job::{self as hub, CronJob};
+use crate::api::batch as group;
+use crate::webhooks::conversion::{ConversionError, from_json, to_json, version_of};
+
+/// Converts a CronJob of any served version into `version`.
+pub fn convert(object: Value, version: &str) -> Result<Value, ConversionError> {
+    if version_of(&object)? == version {
+        return Ok(object);
+    }
+    from_hub(to_hub(object)?, version)
+}
+
+/// A CronJob of any served version, as the hub.
+pub fn to_hub(object: Value) -> Result<CronJob, ConversionError> {
+    let version = version_of(&object)?.to_string();
+    match version.as_str() {
+        "v1" => from_json(object),
+        "v1alpha1" => group::v1alpha1::cron_job_conversion::json_to_hub(object),
+        "v1beta1" => group::v1beta1::cron_job_conversion::json_to_hub(object),
+        // +rsbuilder:scaffold:to-hub
+        other => Err(unknown_version(other)),
+    }
+}
+
+/// The hub as `version`.
+pub fn from_hub(hub: CronJob, version: &str) -> Result<Value, ConversionError> {
+    match version {
+        "v1" => to_json(&hub),
+        "v1alpha1" => group::v1alpha1::cron_job_conversion::hub_to_json(hub),
+        "v1beta1" => group::v1beta1::cron_job_conversion::hub_to_json(hub),
+        // +rsbuilder:scaffold:from-hub
+        other => Err(unknown_version(other)),
+    }
+}
+
+fn unknown_version(version: &str) -> ConversionError {
+    ConversionError::UnknownVersion {
+        kind: "CronJob".into(),
+        version: version.into(),
+    }
+}
+
+/// A v1 CronJob with a value in every field, for the tests and the benchmark.
+pub fn sample() -> hub::CronJob {
+    hub::CronJob {
+        metadata: kube::core::ObjectMeta {
+            name: Some("sample".into()),
+            namespace: Some("default".into()),
+            uid: Some("9d1f2c3e-0000-4000-8000-000000000001".into()),
+            ..Default::default()
+        },
+        spec: hub::CronJobSpec {
+            foo: Some("foo".into()),
+        },
+        status: Some(sample_cron_job_status()),
+    }
+}
+
+fn sample_cron_job_status() -> hub::CronJobStatus {
+    hub::CronJobStatus {
+        conditions: vec![sample_condition()],
+        observed_generation: Some(1),
+    }
+}
+
+fn sample_condition() -> k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition {
+    k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition {
+        last_transition_time: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+            Default::default(),
+        ),
+        message: "message".into(),
+        observed_generation: Some(1),
+        reason: "Reason".into(),
+        status: "True".into(),
+        type_: "Ready".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::webhooks::conversion::review;
+
+    /// A sample of every served version of CronJob.
+    fn samples() -> Vec<Value> {
+        vec![
+            to_json(&sample()),
+            to_json(&group::v1alpha1::cron_job_conversion::sample()),
+            to_json(&group::v1beta1::cron_job_conversion::sample()),
+            // +rsbuilder:scaffold:conversion-samples
+        ]
+        .into_iter()
+        .collect::<Result<_, _>>()
+        .expect("serializable samples")
+    }
+
+    /// `objects` converted to `api_version` through the ConversionReview handler.
+    fn convert_all(objects: &[Value], api_version: &str) -> Vec<Value> {
+        let request = json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "ConversionReview",
+            "request": {
+                "uid": "705ab4f5-6393-11e8-b7cc-42010a800002",
+                "desiredAPIVersion": api_version,
+                "objects": objects,
+            }
+        });
+        let answer = serde_json::to_value(review(request.to_string().as_bytes()))
+            .expect("a serializable review");
+        let response = &answer["response"];
+        assert_eq!(response["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002");
+        assert_eq!(response["result"]["status"], "Success", "{response}");
+        let converted = response["convertedObjects"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(converted.len(), objects.len(), "{response}");
+        converted
+    }
+
+    #[test]
+    fn a_conversion_review_converts_every_version_into_every_other_and_back() {
+        let samples = samples();
+        for target in &samples {
+            let api_version = target["apiVersion"].as_str().unwrap_or_default();
+            let converted = convert_all(&samples, api_version);
+            for (original, object) in samples.iter().zip(&converted) {
+                assert_eq!(object["apiVersion"], api_version);
+                assert_eq!(object["kind"], "CronJob");
+                assert_eq!(object["metadata"]["uid"], original["metadata"]["uid"]);
+                let back = original["apiVersion"].as_str().unwrap_or_default();
+                assert_eq!(
+                    convert_all(std::slice::from_ref(object), back),
+                    std::slice::from_ref(original),
+                    "{back} -> {api_version} -> {back} lost data"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_unknown_version_fails_the_review() {
+        let request = json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "ConversionReview",
+            "request": {
+                "uid": "u1",
+                "desiredAPIVersion": "batch.example.com/v999",
+                "objects": samples(),
+            }
+        });
+        let answer = serde_json::to_value(review(request.to_string().as_bytes()))
+            .expect("a serializable review");
+        assert_eq!(answer["response"]["result"]["status"], "Failure");
+    }
+}

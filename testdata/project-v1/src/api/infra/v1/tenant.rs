@@ -1,0 +1,54 @@
+// Copyright Example Inc.
+// SPDX-License-Identifier: Apache-2.0
+
+//! The Tenant kind of the `infra.example.com` API group: what a user asks for
+//! ([`TenantSpec`]) and what the controller reports back ([`TenantStatus`]).
+//!
+//! After changing these types, run `make manifests` to regenerate the CRD.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The desired state of a Tenant.
+#[derive(CustomResource, Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[kube(
+    group = "infra.example.com",
+    version = "v1",
+    kind = "Tenant",
+    plural = "tenants",
+    status = "TenantStatus",
+    shortname = "tnt",
+    printcolumn(
+        name = "Ready",
+        type_ = "string",
+        json_path = ".status.conditions[?(@.type==\"Ready\")].status"
+    ),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = ".metadata.creationTimestamp"
+    )
+)]
+#[serde(rename_all = "camelCase")]
+pub struct TenantSpec {
+    /// An example field, to show where the desired state goes: replace it with the fields
+    /// that describe a Tenant. Documentation comments like this one become the field's
+    /// description in the CRD.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub foo: Option<String>,
+}
+
+/// The observed state of a Tenant, written by its controller through the status
+/// subresource.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TenantStatus {
+    /// The latest observations of the Tenant: `Ready`, `Progressing` and `Degraded`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+    /// The `metadata.generation` these conditions describe.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+}

@@ -1,0 +1,162 @@
+// Copyright Example Inc.
+// SPDX-License-Identifier: Apache-2.0
+
+//! The admission webhooks of CronJob (batch.example.com/v1): the API server calls
+//! them before it stores a CronJob. Write the defaults and the rules in the functions
+//! below; the handlers around them speak AdmissionReview.
+
+use axum::body::Bytes;
+use axum::response::Response;
+use kube::ResourceExt;
+use tracing::debug;
+
+use super::admission;
+use crate::api::batch::v1::cron_job::CronJob;
+
+/// Sets the defaults of a CronJob that is created or updated. The API server receives
+/// them as a JSON patch.
+pub fn default(cron_job: &mut CronJob) {
+    debug!(name = %cron_job.name_any(), "defaulting a CronJob");
+    // TODO(user): set defaults, e.g. `cron_job.spec.foo.get_or_insert_with(|| "bar".into());`
+}
+
+/// `POST /mutate-batch-example-com-v1-cronjob`: the defaulting webhook.
+pub async fn mutate(body: Bytes) -> Response {
+    super::json(&admission::mutate(&body, default))
+}
+/// Checks a CronJob that is created; an `Err` rejects it with its message.
+pub fn validate_create(cron_job: &CronJob) -> admission::Verdict {
+    debug!(name = %cron_job.name_any(), "validating a new CronJob");
+    // TODO(user): the rules of a new CronJob; `Err("why".into())` rejects it.
+    Ok(())
+}
+
+/// Checks a change of a CronJob, from `old` to `new`.
+pub fn validate_update(old: &CronJob, new: &CronJob) -> admission::Verdict {
+    debug!(name = %new.name_any(), "validating a change of a CronJob");
+    // TODO(user): the rules of a change, e.g. fields that must not change.
+    let _ = old;
+    Ok(())
+}
+
+/// Checks the deletion of a CronJob.
+pub fn validate_delete(cron_job: &CronJob) -> admission::Verdict {
+    debug!(name = %cron_job.name_any(), "validating the deletion of a CronJob");
+    // TODO(user): what must hold before a CronJob may be deleted.
+    Ok(())
+}
+
+/// `POST /validate-batch-example-com-v1-cronjob`: the validating webhook.
+pub async fn validate(body: Bytes) -> Response {
+    let review = admission::validate(&body, validate_create, validate_update, validate_delete);
+    super::json(&review)
+}
+// +rsbuilder:scaffold:webhook-functions
+
+#[cfg(test)]
+mod tests {
+    use axum::body::{Body, to_bytes};
+    use http::Request;
+    use serde_json::{Value, json};
+    use tower::ServiceExt;
+
+    use crate::api::batch::v1::cron_job as kind;
+
+    /// Posts an AdmissionReview, as the API server sends it, to the webhook at `path`.
+    async fn call(path: &str, operation: &str, object: Value, old_object: Value) -> Value {
+        let review = json!({
+            "apiVersion": "admission.k8s.io/v1",
+            "kind": "AdmissionReview",
+            "request": {
+                "uid": "705ab4f5-6393-11e8-b7cc-42010a800002",
+                "kind": {"group": "batch.example.com", "version": "v1", "kind": "CronJob"},
+                "resource": {"group": "batch.example.com", "version": "v1", "resource": "cronjobs"},
+                "name": "sample",
+                "namespace": "default",
+                "operation": operation,
+                "userInfo": {"username": "kubernetes-admin", "groups": ["system:masters"]},
+                "object": object,
+                "oldObject": old_object,
+                "dryRun": false
+            }
+        });
+        let request = Request::post(path)
+            .header("content-type", "application/json")
+            .body(Body::from(review.to_string()))
+            .expect("a valid request");
+        let response = super::super::router()
+            .oneshot(request)
+            .await
+            .expect("the router is infallible");
+        assert_eq!(response.status(), 200);
+        let body = to_bytes(response.into_body(), usize::MAX)
+            .await
+            .expect("a readable body");
+        let answer: Value = serde_json::from_slice(&body).expect("a JSON answer");
+        assert_eq!(answer["kind"], "AdmissionReview", "{answer}");
+        let response = answer["response"].clone();
+        assert_eq!(response["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002");
+        response
+    }
+
+    /// A CronJob, as JSON.
+    fn object() -> Value {
+        serde_json::to_value(sample()).expect("a serializable sample")
+    }
+
+    /// A v1 CronJob with a value in every field, for the tests and the benchmark.
+    fn sample() -> kind::CronJob {
+        kind::CronJob {
+            metadata: kube::core::ObjectMeta {
+                name: Some("sample".into()),
+                namespace: Some("default".into()),
+                uid: Some("9d1f2c3e-0000-4000-8000-000000000001".into()),
+                ..Default::default()
+            },
+            spec: kind::CronJobSpec {
+                foo: Some("foo".into()),
+            },
+            status: Some(sample_cron_job_status()),
+        }
+    }
+
+    fn sample_cron_job_status() -> kind::CronJobStatus {
+        kind::CronJobStatus {
+            conditions: vec![sample_condition()],
+            observed_generation: Some(1),
+        }
+    }
+
+    fn sample_condition() -> k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition {
+        k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition {
+            last_transition_time: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                Default::default(),
+            ),
+            message: "message".into(),
+            observed_generation: Some(1),
+            reason: "Reason".into(),
+            status: "True".into(),
+            type_: "Ready".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn the_defaulting_webhook_answers_a_review() {
+        let path = "/mutate-batch-example-com-v1-cronjob";
+        let answer = call(path, "CREATE", object(), Value::Null).await;
+        assert_eq!(answer["allowed"], true, "{answer}");
+    }
+    #[tokio::test]
+    async fn the_validating_webhook_answers_every_operation() {
+        let path = "/validate-batch-example-com-v1-cronjob";
+        for (operation, object, old_object) in [
+            ("CREATE", object(), Value::Null),
+            ("UPDATE", object(), object()),
+            ("DELETE", Value::Null, object()),
+        ] {
+            let answer = call(path, operation, object, old_object).await;
+            assert_eq!(answer["allowed"], true, "{operation}: {answer}");
+        }
+    }
+    // +rsbuilder:scaffold:webhook-tests
+}
