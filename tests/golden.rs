@@ -18,19 +18,6 @@ fn bless(name: &str, produced: &Path) {
     copy_tree(produced, &golden);
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    for (rel, contents) in snapshot(from) {
-        let target = to.join(rel);
-        match contents {
-            None => fs::create_dir_all(&target).expect("create directory"),
-            Some(bytes) => {
-                fs::create_dir_all(target.parent().expect("has parent")).expect("create directory");
-                fs::write(&target, bytes).expect("write file");
-            }
-        }
-    }
-}
-
 #[test]
 fn golden_projects_are_what_rsbuilder_produces() {
     let projects = golden_projects();

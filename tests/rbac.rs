@@ -78,7 +78,8 @@ fn check_fails_on_a_stale_role_and_writes_nothing() {
     let before = snapshot(dir.path());
     let err = fails(&rsbuilder(dir.path(), &["generate", "rbac", "--check"]), 1);
     assert!(
-        err.contains("config/rbac/role.yaml is out of date with the RBAC markers; run `rsbuilder generate rbac`"),
+        err.contains("run `rsbuilder generate rbac`")
+            && err.contains("config/rbac/role.yaml (differs)"),
         "{err}"
     );
     assert_eq!(snapshot(dir.path()), before);

@@ -4,8 +4,6 @@
 pub mod create;
 pub mod edit;
 pub mod generate;
-pub mod generate_rbac;
-pub mod generate_webhooks;
 pub mod init;
 pub mod version;
 

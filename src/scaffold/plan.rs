@@ -74,6 +74,11 @@ impl Plan {
         });
     }
 
+    /// Appends the actions of `other`, after this plan's own.
+    pub fn extend(&mut self, other: Plan) {
+        self.actions.extend(other.actions);
+    }
+
     pub fn actions(&self) -> &[FileAction] {
         &self.actions
     }

@@ -145,3 +145,17 @@ pub fn scaffold_golden(name: &str, dir: &Path) {
         ok(&rsbuilder(dir, &args));
     }
 }
+
+/// Copies every file and directory under `from` to `to`.
+pub fn copy_tree(from: &Path, to: &Path) {
+    for (rel, contents) in snapshot(from) {
+        let target = to.join(rel);
+        match contents {
+            None => fs::create_dir_all(&target).expect("create directory"),
+            Some(bytes) => {
+                fs::create_dir_all(target.parent().expect("has parent")).expect("create directory");
+                fs::write(&target, bytes).expect("write file");
+            }
+        }
+    }
+}

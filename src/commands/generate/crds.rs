@@ -1,4 +1,4 @@
-//! `rsbuilder generate ...`: rewrite the generated files from the Rust source.
+//! `rsbuilder generate crds`: CRD manifests from the `#[derive(CustomResource)]` types.
 
 use std::collections::BTreeMap;
 use std::io::Read as _;
@@ -6,37 +6,18 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
-use clap::{Args, Subcommand};
+use clap::Args;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde::Deserialize;
 
+use super::Generated;
 use crate::cli::Global;
-use crate::commands::{version, write_plan};
-use crate::crd::{self, emit};
+use crate::commands::version;
+use crate::crd::{self, SourceFile, emit};
 use crate::project;
-use crate::scaffold::{DiskTree, Plan};
+use crate::scaffold::Plan;
 
-#[derive(Debug, Subcommand)]
-pub enum GenerateCommand {
-    /// Write CustomResourceDefinitions from the `#[derive(CustomResource)]` types
-    #[command(after_help = "Examples:\n  \
-        rsbuilder generate crds                  # in a project: src/api -> config/crd/bases\n  \
-        rsbuilder generate crds --check          # in CI: fail when a manifest is stale\n  \
-        rsbuilder generate crds --paths src/types.rs --output-dir out")]
-    Crds(CrdsArgs),
-    /// Write config/rbac/role.yaml from the `// +rsbuilder:rbac:...` markers of the code
-    #[command(after_help = "Examples:\n  \
-        rsbuilder generate rbac                  # in a project: src -> config/rbac/role.yaml\n  \
-        rsbuilder generate rbac --check          # in CI: fail when the role is stale")]
-    Rbac(crate::commands::generate_rbac::RbacArgs),
-    /// Write config/webhook/manifests.yaml from the webhooks recorded in PROJECT
-    #[command(after_help = "Examples:\n  \
-        rsbuilder generate webhooks              # PROJECT -> config/webhook/manifests.yaml\n  \
-        rsbuilder generate webhooks --check      # in CI: fail when the manifests are stale")]
-    Webhooks(crate::commands::generate_webhooks::WebhooksArgs),
-}
-
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct CrdsArgs {
     /// Rust files or directories to read (default in a project: src/api)
     #[arg(long, num_args = 1.., value_name = "FILE|DIR")]
@@ -53,28 +34,21 @@ pub struct CrdsArgs {
     pub exact: bool,
 }
 
-pub fn run(global: &Global, command: GenerateCommand) -> Result<()> {
-    match command {
-        GenerateCommand::Crds(args) => crds(global, args),
-        GenerateCommand::Rbac(args) => crate::commands::generate_rbac::run(global, args),
-        GenerateCommand::Webhooks(args) => crate::commands::generate_webhooks::run(global, args),
-    }
-}
-
 const DEFAULT_PATHS: &str = "src/api";
 const DEFAULT_OUTPUT: &str = "config/crd/bases";
 
-fn crds(global: &Global, args: CrdsArgs) -> Result<()> {
+/// Plans `<group>_<plural>.yaml` for every CRD of the sources.
+pub fn plan(global: &Global, args: &CrdsArgs) -> Result<Generated> {
     let in_project = global.dir.join(project::FILE).is_file();
-    let (paths, output_dir) = match (args.paths.is_empty(), args.output_dir) {
-        (false, Some(out)) => (args.paths, out),
+    let (paths, output_dir) = match (args.paths.is_empty(), &args.output_dir) {
+        (false, Some(out)) => (args.paths.clone(), out.clone()),
         (paths_missing, out) if in_project => (
             if paths_missing {
                 vec![PathBuf::from(DEFAULT_PATHS)]
             } else {
-                args.paths
+                args.paths.clone()
             },
-            out.unwrap_or_else(|| PathBuf::from(DEFAULT_OUTPUT)),
+            out.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_OUTPUT)),
         ),
         _ => bail!("outside an rsbuilder project, pass both --paths and --output-dir"),
     };
@@ -88,7 +62,7 @@ fn crds(global: &Global, args: CrdsArgs) -> Result<()> {
         exact_crds(global)?
     } else {
         warn_on_version_skew(global);
-        static_crds(&paths)?
+        static_crds(&global.dir, &paths)?
     };
 
     let mut plan = Plan::new();
@@ -96,21 +70,29 @@ fn crds(global: &Global, args: CrdsArgs) -> Result<()> {
         plan.generate(output_dir.join(name), yaml.clone());
     }
     let stale = stale_files(&global.dir.join(&output_dir), &files)?;
-    if args.check {
-        return check(global, &plan, &output_dir, &stale);
-    }
-    write_plan(global, &plan, false)?;
-    for name in stale {
-        global.out.say(&format!(
-            "warning: {} is no longer generated from any type; delete it",
-            output_dir.join(name).display()
-        ));
-    }
-    Ok(())
+    Ok(Generated {
+        plan,
+        stale: stale
+            .into_iter()
+            .map(|name| output_dir.join(name))
+            .collect(),
+    })
 }
 
-fn static_crds(paths: &[PathBuf]) -> Result<BTreeMap<String, String>> {
-    let sources = crd::collect_sources(paths)?;
+/// Reads the sources below `root`; diagnostics name them relative to it.
+fn static_crds(root: &Path, paths: &[PathBuf]) -> Result<BTreeMap<String, String>> {
+    let absolute: Vec<PathBuf> = paths.iter().map(|p| root.join(p)).collect();
+    let sources = crd::collect_sources(&absolute)?
+        .into_iter()
+        .map(|s| SourceFile {
+            path: s
+                .path
+                .strip_prefix(root)
+                .map(PathBuf::from)
+                .unwrap_or(s.path),
+            text: s.text,
+        })
+        .collect::<Vec<_>>();
     crd::generate(&sources)
         .map_err(|diagnostics| anyhow::anyhow!("cannot generate CRDs statically:\n{diagnostics}"))
 }
@@ -192,32 +174,4 @@ fn stale_files(dir: &Path, files: &BTreeMap<String, String>) -> Result<Vec<Strin
     }
     stale.sort();
     Ok(stale)
-}
-
-fn check(global: &Global, plan: &Plan, output_dir: &Path, stale: &[String]) -> Result<()> {
-    let changes = plan.resolve(&DiskTree::new(&global.dir), false)?;
-    let mut problems: Vec<String> = changes
-        .iter()
-        .map(|c| {
-            let what = if c.old.is_some() {
-                "differs"
-            } else {
-                "missing"
-            };
-            format!("{} ({what})", c.path.display())
-        })
-        .collect();
-    problems.extend(
-        stale
-            .iter()
-            .map(|name| format!("{} (no longer generated)", output_dir.join(name).display())),
-    );
-    if problems.is_empty() {
-        global.out.say("CRD manifests are up to date");
-        return Ok(());
-    }
-    bail!(
-        "CRD manifests are out of date; run `rsbuilder generate crds`:\n  {}",
-        problems.join("\n  ")
-    )
 }

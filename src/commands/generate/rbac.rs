@@ -2,15 +2,15 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use clap::Args;
 
+use super::Generated;
 use crate::cli::Global;
-use crate::commands::write_plan;
 use crate::crd::{SourceFile, collect_sources};
 use crate::project::{self, Project};
 use crate::rbac;
-use crate::scaffold::{DiskTree, Plan};
+use crate::scaffold::Plan;
 
 #[derive(Debug, Args)]
 pub struct RbacArgs {
@@ -25,7 +25,19 @@ pub struct RbacArgs {
     pub check: bool,
 }
 
-pub fn run(global: &Global, args: RbacArgs) -> Result<()> {
+impl Default for RbacArgs {
+    /// What `generate manifests` uses: the whole crate, into the role kustomize deploys.
+    fn default() -> Self {
+        Self {
+            paths: Vec::new(),
+            output: PathBuf::from(rbac::ROLE_FILE),
+            check: false,
+        }
+    }
+}
+
+/// Plans `config/rbac/role.yaml` (or `--output`) from the markers of the sources.
+pub fn plan(global: &Global, args: &RbacArgs) -> Result<Generated> {
     let root = &global.dir;
     // A Role instead of a ClusterRole for `--namespaced` projects.
     let namespaced = if root.join(project::FILE).exists() {
@@ -36,7 +48,7 @@ pub fn run(global: &Global, args: RbacArgs) -> Result<()> {
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from("src")]
     } else {
-        args.paths
+        args.paths.clone()
     };
     let sources: Vec<SourceFile> =
         collect_sources(&paths.iter().map(|p| root.join(p)).collect::<Vec<_>>())?
@@ -52,18 +64,8 @@ pub fn run(global: &Global, args: RbacArgs) -> Result<()> {
             .collect();
     let mut plan = Plan::new();
     plan.generate(&args.output, rbac::role_yaml(&sources, namespaced)?);
-    if args.check {
-        let changes = plan.resolve(&DiskTree::new(root), false)?;
-        if !changes.is_empty() {
-            bail!(
-                "{} is out of date with the RBAC markers; run `rsbuilder generate rbac`",
-                args.output.display()
-            );
-        }
-        global
-            .out
-            .say(&format!("{} is up to date", args.output.display()));
-        return Ok(());
-    }
-    write_plan(global, &plan, false)
+    Ok(Generated {
+        plan,
+        stale: Vec::new(),
+    })
 }

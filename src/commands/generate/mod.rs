@@ -1,0 +1,133 @@
+//! `rsbuilder generate ...`: rewrite the files rsbuilder owns from the Rust source and
+//! PROJECT. Each generator only plans; [`finish`] checks or writes, the same way for all.
+
+pub mod crds;
+pub mod rbac;
+pub mod webhooks;
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use clap::{Args, Subcommand};
+
+use crate::cli::Global;
+use crate::commands::write_plan;
+use crate::scaffold::{DiskTree, Plan};
+
+#[derive(Debug, Subcommand)]
+pub enum GenerateCommand {
+    /// Write CustomResourceDefinitions from the `#[derive(CustomResource)]` types
+    #[command(after_help = "Examples:\n  \
+        rsbuilder generate crds                  # in a project: src/api -> config/crd/bases\n  \
+        rsbuilder generate crds --check          # in CI: fail when a manifest is stale\n  \
+        rsbuilder generate crds --paths src/types.rs --output-dir out")]
+    Crds(crds::CrdsArgs),
+    /// Write config/rbac/role.yaml from the `// +rsbuilder:rbac:...` markers of the code
+    #[command(after_help = "Examples:\n  \
+        rsbuilder generate rbac                  # in a project: src -> config/rbac/role.yaml\n  \
+        rsbuilder generate rbac --check          # in CI: fail when the role is stale")]
+    Rbac(rbac::RbacArgs),
+    /// Write config/webhook/manifests.yaml from the webhooks recorded in PROJECT
+    #[command(after_help = "Examples:\n  \
+        rsbuilder generate webhooks              # PROJECT -> config/webhook/manifests.yaml\n  \
+        rsbuilder generate webhooks --check      # in CI: fail when the manifests are stale")]
+    Webhooks(webhooks::WebhooksArgs),
+    /// CRDs, RBAC and webhook manifests in one pass, written together or not at all
+    #[command(after_help = "Examples:\n  \
+        rsbuilder generate manifests             # what `make manifests` runs\n  \
+        rsbuilder generate manifests --check     # in CI: fail when a committed manifest is stale")]
+    Manifests(ManifestsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ManifestsArgs {
+    /// Write nothing; fail when a file on disk differs from what would be written
+    #[arg(long)]
+    pub check: bool,
+}
+
+pub fn run(global: &Global, command: GenerateCommand) -> Result<()> {
+    match command {
+        GenerateCommand::Crds(args) => {
+            let planned = crds::plan(global, &args)?;
+            finish(global, planned, args.check, "generate crds")
+        }
+        GenerateCommand::Rbac(args) => {
+            let planned = rbac::plan(global, &args)?;
+            finish(global, planned, args.check, "generate rbac")
+        }
+        GenerateCommand::Webhooks(args) => match webhooks::plan(global)? {
+            Some(planned) => finish(global, planned, args.check, "generate webhooks"),
+            None => {
+                global
+                    .out
+                    .say("no defaulting or validating webhooks in PROJECT; nothing to generate");
+                Ok(())
+            }
+        },
+        GenerateCommand::Manifests(args) => {
+            let mut planned = crds::plan(global, &crds::CrdsArgs::default())?;
+            planned.extend(rbac::plan(global, &rbac::RbacArgs::default())?);
+            if let Some(webhooks) = webhooks::plan(global)? {
+                planned.extend(webhooks);
+            }
+            finish(global, planned, args.check, "generate manifests")
+        }
+    }
+}
+
+/// What a generator wants written, and the files it found that nothing produces any more
+/// (reported, never deleted: the user may still want them).
+#[derive(Debug, Default)]
+pub struct Generated {
+    pub plan: Plan,
+    pub stale: Vec<PathBuf>,
+}
+
+impl Generated {
+    fn extend(&mut self, other: Generated) {
+        self.plan.extend(other.plan);
+        self.stale.extend(other.stale);
+    }
+}
+
+/// `--check`: fail listing every file that differs, is missing or is stale. Otherwise write
+/// the plan and warn about stale files.
+fn finish(global: &Global, generated: Generated, check: bool, command: &str) -> Result<()> {
+    if !check {
+        write_plan(global, &generated.plan, false)?;
+        for path in &generated.stale {
+            global.out.say(&format!(
+                "warning: {} is no longer generated; delete it",
+                path.display()
+            ));
+        }
+        return Ok(());
+    }
+    let changes = generated.plan.resolve(&DiskTree::new(&global.dir), false)?;
+    let mut problems: Vec<String> = changes
+        .iter()
+        .map(|c| {
+            let what = if c.old.is_some() {
+                "differs"
+            } else {
+                "missing"
+            };
+            format!("{} ({what})", c.path.display())
+        })
+        .collect();
+    problems.extend(
+        generated
+            .stale
+            .iter()
+            .map(|p| format!("{} (no longer generated)", p.display())),
+    );
+    if problems.is_empty() {
+        global.out.say("generated files are up to date");
+        return Ok(());
+    }
+    bail!(
+        "generated files are out of date; run `rsbuilder {command}`:\n  {}",
+        problems.join("\n  ")
+    )
+}

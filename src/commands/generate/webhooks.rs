@@ -1,0 +1,34 @@
+//! `rsbuilder generate webhooks`: `config/webhook/manifests.yaml` from the webhooks the
+//! PROJECT file records.
+
+use anyhow::Result;
+use clap::Args;
+
+use super::Generated;
+use crate::cli::Global;
+use crate::project::Project;
+use crate::scaffold::Plan;
+use crate::webhook::manifests;
+
+#[derive(Debug, Args)]
+pub struct WebhooksArgs {
+    /// Write nothing; fail when the manifests on disk are out of date (for CI)
+    #[arg(long)]
+    pub check: bool,
+}
+
+/// Plans `config/webhook/manifests.yaml`; `None` when the project has no admission
+/// webhooks and never had the file.
+pub fn plan(global: &Global) -> Result<Option<Generated>> {
+    let project = Project::load(&global.dir)?;
+    let file = manifests::FILE;
+    if !manifests::any(&project) && !global.dir.join(file).exists() {
+        return Ok(None);
+    }
+    let mut plan = Plan::new();
+    plan.generate(file, manifests::render(&project)?);
+    Ok(Some(Generated {
+        plan,
+        stale: Vec::new(),
+    }))
+}
