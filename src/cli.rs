@@ -57,6 +57,9 @@ pub enum Command {
     /// Regenerate the files rsbuilder owns from the Rust source
     #[command(subcommand)]
     Generate(commands::generate::GenerateCommand),
+    /// Experimental commands
+    #[command(subcommand)]
+    Alpha(commands::alpha::AlphaCommand),
     /// Print shell completions
     #[command(
         after_help = "Example:\n  rsbuilder completion bash > /etc/bash_completion.d/rsbuilder"
@@ -128,14 +131,20 @@ fn dispatch(cli: Cli, out: Output) -> anyhow::Result<()> {
         dry_run: cli.global.dry_run,
         out,
     };
-    match cli.command {
-        Command::Init(args) => commands::init::run(&global, args),
-        Command::Create(CreateCommand::Api(args)) => commands::create::api::run(&global, args),
+    execute(cli.command, &global)
+}
+
+/// Runs one parsed command; `alpha generate` replays commands through here too.
+pub fn execute(command: Command, global: &Global) -> anyhow::Result<()> {
+    match command {
+        Command::Init(args) => commands::init::run(global, args),
+        Command::Create(CreateCommand::Api(args)) => commands::create::api::run(global, args),
         Command::Create(CreateCommand::Webhook(args)) => {
-            commands::create::webhook::run(&global, args)
+            commands::create::webhook::run(global, args)
         }
-        Command::Edit(args) => commands::edit::run(&global, args),
-        Command::Generate(command) => commands::generate::run(&global, command),
+        Command::Edit(args) => commands::edit::run(global, args),
+        Command::Generate(command) => commands::generate::run(global, command),
+        Command::Alpha(command) => commands::alpha::run(global, command),
         Command::Completion { shell } => {
             clap_complete::generate(
                 shell,

@@ -1,6 +1,7 @@
 //! One module per command. Each validates its input, builds a plan, and hands it to
 //! [`write_plan`].
 
+pub mod alpha;
 pub mod create;
 pub mod edit;
 pub mod generate;

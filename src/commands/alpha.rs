@@ -1,0 +1,324 @@
+//! `rsbuilder alpha generate`: re-scaffold a project from its PROJECT file into a fresh
+//! tree with the current rsbuilder, then carry the user's own source files across.
+//!
+//! The replay runs the very commands a user would (init, create api, edit, create
+//! webhook), so the new tree has the current layout; the user's types, controllers and
+//! webhooks then replace the fresh skeletons, and the generated manifests are rebuilt
+//! from them.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+
+use crate::cli::{Cli, Global};
+use crate::commands::create::source::kube_info;
+use crate::project::{Project, Resource};
+use crate::scaffold::Output;
+
+#[derive(Debug, Subcommand)]
+pub enum AlphaCommand {
+    /// Re-scaffold a project from its PROJECT file, keeping the user's source files
+    #[command(
+        after_help = "Example:\n  rsbuilder alpha generate --input-dir . --output-dir ../guestbook-regenerated"
+    )]
+    Generate(GenerateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// The project to replay (default: the current directory)
+    #[arg(long, value_name = "DIR")]
+    pub input_dir: Option<PathBuf>,
+    /// Where the new tree goes; must not exist or be empty (default: <input-dir>-regenerated)
+    #[arg(long, value_name = "DIR")]
+    pub output_dir: Option<PathBuf>,
+}
+
+pub fn run(global: &Global, command: AlphaCommand) -> Result<()> {
+    match command {
+        AlphaCommand::Generate(args) => generate(global, args),
+    }
+}
+
+/// Directories whose `.rs` files are the user's (module files excepted: rsbuilder
+/// registers code in those, so the fresh ones are right for the new layout).
+const USER_SOURCE_DIRS: &[&str] = &["src/api", "src/controllers", "src/webhooks", "tests"];
+
+fn generate(global: &Global, args: GenerateArgs) -> Result<()> {
+    let input = global
+        .dir
+        .join(args.input_dir.unwrap_or_else(|| PathBuf::from(".")));
+    let input = input
+        .canonicalize()
+        .with_context(|| format!("--input-dir {}: no such directory", input.display()))?;
+    let project = Project::load(&input)?;
+    let output = match args.output_dir {
+        Some(dir) => global.dir.join(dir),
+        None => input.with_file_name(format!(
+            "{}-regenerated",
+            input
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        )),
+    };
+    if output.exists() && std::fs::read_dir(&output)?.next().is_some() {
+        bail!(
+            "--output-dir {} is not empty; name a new or empty directory",
+            output.display()
+        );
+    }
+    let commands = replay_commands(&input, &project)?;
+    if global.dry_run {
+        for args in &commands {
+            global
+                .out
+                .say(&format!("would run: rsbuilder {}", args.join(" ")));
+        }
+        global.out.say(&format!(
+            "would copy the user's source files from {} into {}",
+            input.display(),
+            output.display()
+        ));
+        return Ok(());
+    }
+    let existed = output.exists();
+    std::fs::create_dir_all(&output)
+        .with_context(|| format!("cannot create {}", output.display()))?;
+    let replayed = replay(global, &input, &output, &commands);
+    if replayed.is_err() {
+        // Leave no half-built tree behind; an existing (empty) directory stays as it was.
+        let _ = std::fs::remove_dir_all(&output);
+        if existed {
+            let _ = std::fs::create_dir(&output);
+        }
+    }
+    let copied = replayed?;
+    global.out.say(&format!(
+        "re-scaffolded {} into {} ({} commands replayed, {} source files carried over)",
+        input.display(),
+        output.display(),
+        commands.len(),
+        copied
+    ));
+    Ok(())
+}
+
+/// Runs the commands in `output`, quietly, then carries the user's files over and
+/// regenerates the manifests from them. Returns how many files were carried over.
+fn replay(global: &Global, input: &Path, output: &Path, commands: &[Vec<String>]) -> Result<usize> {
+    let quiet = Global {
+        dir: output.to_path_buf(),
+        dry_run: false,
+        out: Output {
+            quiet: true,
+            ..global.out
+        },
+    };
+    for args in commands {
+        execute(&quiet, args)
+            .with_context(|| format!("replaying `rsbuilder {}`", args.join(" ")))?;
+    }
+    let copied = copy_user_sources(input, output)?;
+    execute(&quiet, &["generate".into(), "manifests".into()])
+        .context("regenerating the manifests")?;
+    Ok(copied)
+}
+
+fn execute(global: &Global, args: &[String]) -> Result<()> {
+    let cli =
+        Cli::try_parse_from(std::iter::once("rsbuilder".to_string()).chain(args.iter().cloned()))
+            .map_err(|e| anyhow::anyhow!("{}", e.to_string().lines().next().unwrap_or_default()))?;
+    crate::cli::execute(cli.command, global)
+}
+
+/// The commands that produce the project PROJECT describes, in order.
+fn replay_commands(input: &Path, project: &Project) -> Result<Vec<Vec<String>>> {
+    let mut commands = Vec::new();
+    let (owner, license) = boilerplate(input);
+    let mut init = vec![
+        "init",
+        "--domain",
+        &project.domain,
+        "--project-name",
+        &project.project_name,
+        "--license",
+        &license,
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect::<Vec<_>>();
+    if !owner.is_empty() {
+        init.extend(["--owner".to_string(), owner]);
+    }
+    if project.namespaced {
+        init.push("--namespaced".into());
+    }
+    commands.push(init);
+    for r in &project.resources {
+        commands.push(create_api(r));
+    }
+    for (group, kind, version) in storage_versions(input, project)? {
+        commands.push(
+            [
+                "edit",
+                "--storage-version",
+                &version,
+                "--kind",
+                &kind,
+                "--group",
+                &group,
+            ]
+            .map(String::from)
+            .to_vec(),
+        );
+    }
+    // Conversion first, then admission: one fixed order, so registration lines come out
+    // the same on every replay.
+    for r in project.resources.iter().filter(|r| r.webhooks.conversion) {
+        let mut args = create_webhook(r);
+        args.extend([
+            "--conversion".into(),
+            "--spoke".into(),
+            r.webhooks.spoke.join(","),
+        ]);
+        commands.push(args);
+    }
+    for r in &project.resources {
+        let mut args = create_webhook(r);
+        if r.webhooks.defaulting {
+            args.push("--defaulting".into());
+        }
+        if r.webhooks.validation {
+            args.push("--programmatic-validation".into());
+        }
+        if r.webhooks.defaulting || r.webhooks.validation {
+            commands.push(args);
+        }
+    }
+    Ok(commands)
+}
+
+fn create_webhook(r: &Resource) -> Vec<String> {
+    [
+        "create",
+        "webhook",
+        "--group",
+        &r.group,
+        "--version",
+        &r.version,
+        "--kind",
+        &r.kind,
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+fn create_api(r: &Resource) -> Vec<String> {
+    let mut args = [
+        "create",
+        "api",
+        "--group",
+        &r.group,
+        "--version",
+        &r.version,
+        "--kind",
+        &r.kind,
+    ]
+    .map(String::from)
+    .to_vec();
+    if r.path.is_some() {
+        args.extend(["--plural".into(), r.plural.clone()]);
+        if !r.namespaced {
+            args.push("--cluster-scoped".into());
+        }
+    } else {
+        args.push("--resource=false".into());
+    }
+    args.push(format!("--controller={}", r.controller));
+    args
+}
+
+/// The storage version of every kind with several versions, read from the user's types:
+/// replaying `create api` keeps the first version as storage, so any other needs `edit`.
+fn storage_versions(input: &Path, project: &Project) -> Result<Vec<(String, String, String)>> {
+    let mut seen = BTreeSet::new();
+    let mut edits = Vec::new();
+    for r in &project.resources {
+        let Some(path) = &r.path else { continue };
+        let text = std::fs::read_to_string(input.join(path))
+            .with_context(|| format!("cannot read {path}"))?;
+        let info = kube_info(&text, &r.kind).with_context(|| format!("cannot read {path}"))?;
+        let first = seen.insert((r.group.clone(), r.kind.clone()));
+        if info.is_some_and(|i| i.storage) && !first {
+            edits.push((r.group.clone(), r.kind.clone(), r.version.clone()));
+        }
+    }
+    Ok(edits)
+}
+
+/// Owner and license from `hack/boilerplate.rs.txt`, which `init` wrote from them.
+fn boilerplate(input: &Path) -> (String, String) {
+    let text = std::fs::read_to_string(input.join("hack/boilerplate.rs.txt")).unwrap_or_default();
+    let owner = text
+        .lines()
+        .find_map(|l| l.strip_prefix("// Copyright "))
+        .unwrap_or_default();
+    let license = match text
+        .lines()
+        .find_map(|l| l.strip_prefix("// SPDX-License-Identifier: "))
+    {
+        Some("Apache-2.0") => "apache2",
+        Some("MIT") => "mit",
+        _ => "none",
+    };
+    (owner.to_string(), license.to_string())
+}
+
+/// Copies every `.rs` file of [`USER_SOURCE_DIRS`] that the fresh tree also has (so it is
+/// registered there) over it. Returns how many; files only the old tree has are reported.
+fn copy_user_sources(input: &Path, output: &Path) -> Result<usize> {
+    let mut copied = 0;
+    for dir in USER_SOURCE_DIRS {
+        for rel in rust_files(&input.join(dir))? {
+            let from = input.join(dir).join(&rel);
+            let to = output.join(dir).join(&rel);
+            if rel.file_name().is_some_and(|n| n == "mod.rs") {
+                continue;
+            }
+            if !to.exists() {
+                eprintln!(
+                    "warning: {}/{} has no place in the new layout; copy it by hand and register its module",
+                    dir,
+                    rel.display()
+                );
+                continue;
+            }
+            std::fs::copy(&from, &to).with_context(|| format!("cannot copy {}", from.display()))?;
+            copied += 1;
+        }
+    }
+    Ok(copied)
+}
+
+fn rust_files(root: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry?.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                files.push(path.strip_prefix(root).expect("below root").to_path_buf());
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
