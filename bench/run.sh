@@ -26,6 +26,24 @@ cp -r "$golden" "$work/golden"
 echo "== generate crds --check on $golden"
 hyperfine --warmup 5 -N "$bin -C $work/golden generate crds --check"
 
+echo "== every command on a fresh copy of testdata/project-v1"
+cp -r testdata/project-v1 "$work/v1-source"
+# --prepare needs a shell, so these runs use hyperfine's shell mode (its overhead is subtracted).
+prep="rm -rf $work/v1 && cp -r $work/v1-source $work/v1"
+hyperfine --warmup 2 --runs 30 --prepare "$prep" \
+  "$bin -q -C $work/v1 create api --group batch --version v2 --kind CronJob" \
+  "$bin -q -C $work/v1 create api --group infra --version v1 --kind Quota" \
+  "$bin -q -C $work/v1 create api --group core --version v1 --kind ConfigMap --resource=false --controller" \
+  "$bin -q -C $work/v1 edit --storage-version v1beta1 --kind CronJob --group batch" \
+  "$bin -q -C $work/v1 create webhook --group infra --version v1 --kind Tenant --defaulting" \
+  "$bin -q -C $work/v1 generate manifests" \
+  "$bin -q -C $work/v1 generate manifests --check" \
+  "$bin -q -C $work/v1 generate crds" \
+  "$bin -q -C $work/v1 generate rbac" \
+  "$bin -q -C $work/v1 generate webhooks"
+hyperfine --warmup 2 --runs 20 --prepare "rm -rf $work/regen" \
+  "$bin -q alpha generate --input-dir $work/v1-source --output-dir $work/regen"
+
 echo "== generate crds on a synthetic project: 200 kinds x 3 versions"
 python3 - "$work/synthetic" <<'PY'
 import os, sys
