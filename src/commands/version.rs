@@ -30,26 +30,33 @@ pub fn modelled(krate: &str) -> Option<&'static str> {
 }
 
 /// `(crate, locked version)` for every modelled crate that `Cargo.lock` pins to another
-/// version. An unreadable lock file yields nothing: the check is advice, not a gate.
+/// version. Cargo writes each package as `name = "..."` followed by `version = "..."`; a
+/// line scan reads that in microseconds, where a TOML parser took a third of the run time
+/// of `generate crds`. Anything it does not recognise yields nothing: the check is advice.
 pub fn locked_versions_differing(lock: &str) -> Vec<(&'static str, String)> {
-    let Ok(doc) = lock.parse::<toml_edit::DocumentMut>() else {
-        return Vec::new();
-    };
-    let Some(packages) = doc.get("package").and_then(|p| p.as_array_of_tables()) else {
-        return Vec::new();
+    let quoted = |line: &str, key: &str| {
+        let value = line
+            .strip_prefix(key)?
+            .trim_start()
+            .strip_prefix('=')?
+            .trim();
+        value
+            .strip_prefix('"')?
+            .strip_suffix('"')
+            .map(str::to_string)
     };
     let mut differing = Vec::new();
-    for package in packages {
-        let (Some(name), Some(version)) = (
-            package.get("name").and_then(|v| v.as_str()),
-            package.get("version").and_then(|v| v.as_str()),
-        ) else {
-            continue;
-        };
-        if let Some((krate, prefix)) = MODELLED.iter().find(|(krate, _)| *krate == name)
+    let mut name: Option<String> = None;
+    for line in lock.lines().map(str::trim) {
+        if line == "[[package]]" {
+            name = None;
+        } else if let Some(n) = quoted(line, "name") {
+            name = Some(n);
+        } else if let (Some(n), Some(version)) = (&name, quoted(line, "version"))
+            && let Some((krate, prefix)) = MODELLED.iter().find(|(krate, _)| krate == n)
             && !version.starts_with(prefix)
         {
-            differing.push((*krate, version.to_string()));
+            differing.push((*krate, version));
         }
     }
     differing
