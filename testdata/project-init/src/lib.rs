@@ -10,7 +10,9 @@ pub mod api;
 pub mod controllers;
 pub mod leader;
 pub mod metrics;
+pub mod metrics_auth;
 pub mod server;
 pub mod shutdown;
 pub mod telemetry;
+pub mod tls;
 // +rsbuilder:scaffold:modules

@@ -5,6 +5,7 @@
 //! controllers until SIGTERM or SIGINT.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -17,16 +18,27 @@ use tracing::info;
 use project_multigroup::controllers::{self, Context};
 use project_multigroup::leader::Leadership;
 use project_multigroup::metrics::Metrics;
-use project_multigroup::server::{self, Health};
+use project_multigroup::metrics_auth::MetricsAuth;
+use project_multigroup::server::{self, Health, MetricsSecurity};
 use project_multigroup::shutdown::Shutdown;
 use project_multigroup::telemetry::{self, LogFormat};
+use project_multigroup::tls;
 
 #[derive(Debug, Parser)]
 #[command(version, about = "The project-multigroup controller manager")]
 struct Args {
     /// Address the Prometheus `/metrics` endpoint binds to
-    #[arg(long, default_value = "0.0.0.0:8080")]
+    #[arg(long, default_value = "0.0.0.0:8443")]
     metrics_bind_address: SocketAddr,
+    /// Serve `/metrics` over HTTPS, only to callers allowed to `get /metrics` (checked with
+    /// TokenReviews and SubjectAccessReviews); `false` serves it over plain HTTP to anyone
+    #[arg(long, env = "METRICS_SECURE", default_value_t = true, num_args = 0..=1,
+          default_missing_value = "true", action = clap::ArgAction::Set)]
+    metrics_secure: bool,
+    /// Directory of the metrics server's certificate, `tls.crt` and `tls.key`; a
+    /// self-signed one is generated when unset
+    #[arg(long)]
+    metrics_cert_dir: Option<PathBuf>,
     /// Address the `/healthz` and `/readyz` probes bind to
     #[arg(long, default_value = "0.0.0.0:8081")]
     health_probe_bind_address: SocketAddr,
@@ -77,10 +89,22 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let shutdown = Shutdown::listen();
     let metrics = Arc::new(Metrics::default());
     let health = Health::default();
+    let metrics_security = if args.metrics_secure {
+        MetricsSecurity::Secure {
+            tls: Box::new(
+                tls::server_config(args.metrics_cert_dir.as_deref())
+                    .context("cannot set up HTTPS for the metrics server")?,
+            ),
+            auth: MetricsAuth::new(client.clone()),
+        }
+    } else {
+        MetricsSecurity::Insecure
+    };
     let mut tasks = JoinSet::new();
     tasks.spawn(server::serve_metrics(
         args.metrics_bind_address,
         metrics.clone(),
+        metrics_security,
         shutdown.clone(),
     ));
     tasks.spawn(server::serve_probes(

@@ -1,8 +1,9 @@
 // Copyright Example Org
 // SPDX-License-Identifier: MIT
 
-//! The HTTP endpoints of the manager: Prometheus metrics, and the health probes the
-//! kubelet calls.
+//! The HTTP endpoints of the manager: Prometheus metrics (over HTTPS and for authorized
+//! callers only, unless `--metrics-secure=false`), and the health probes the kubelet
+//! calls.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,10 +15,26 @@ use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use axum::routing::get;
+use tokio_rustls::rustls::ServerConfig;
 use tracing::info;
 
 use crate::metrics::Metrics;
+use crate::metrics_auth::{self, MetricsAuth};
 use crate::shutdown::Shutdown;
+use crate::tls;
+
+/// How `/metrics` is served.
+#[derive(Debug)]
+pub enum MetricsSecurity {
+    /// Plain HTTP, to anyone who reaches the port (`--metrics-secure=false`).
+    Insecure,
+    /// HTTPS, to callers whose bearer token the API server authenticates and allows to
+    /// `get /metrics`.
+    Secure {
+        tls: Box<ServerConfig>,
+        auth: MetricsAuth,
+    },
+}
 
 /// Readiness of this replica: the manager's own, flipped once it can serve, and that of
 /// every part registered with [`Health::part`] (the webhook server, for one). `/readyz`
@@ -81,6 +98,15 @@ pub fn metrics_router(metrics: Arc<Metrics>) -> Router {
         .with_state(metrics)
 }
 
+/// [`metrics_router`] for authorized callers only: 401 without a valid bearer token, 403
+/// when its user may not `get /metrics`.
+pub fn secure_metrics_router(metrics: Arc<Metrics>, auth: MetricsAuth) -> Router {
+    metrics_router(metrics).layer(axum::middleware::from_fn_with_state(
+        auth,
+        metrics_auth::require,
+    ))
+}
+
 /// `/healthz` (the process runs) and `/readyz` (it is ready for traffic).
 pub fn probes_router(health: Health) -> Router {
     Router::new()
@@ -92,9 +118,18 @@ pub fn probes_router(health: Health) -> Router {
 pub async fn serve_metrics(
     addr: SocketAddr,
     metrics: Arc<Metrics>,
+    security: MetricsSecurity,
     shutdown: Shutdown,
 ) -> anyhow::Result<()> {
-    serve("metrics", addr, metrics_router(metrics), shutdown).await
+    match security {
+        MetricsSecurity::Insecure => {
+            serve("metrics", addr, metrics_router(metrics), shutdown).await
+        }
+        MetricsSecurity::Secure { tls, auth } => {
+            let router = secure_metrics_router(metrics, auth);
+            tls::serve("metrics", addr, *tls, router, shutdown).await
+        }
+    }
 }
 
 pub async fn serve_probes(

@@ -10,8 +10,10 @@ pub mod api;
 pub mod controllers;
 pub mod leader;
 pub mod metrics;
+pub mod metrics_auth;
 pub mod server;
 pub mod shutdown;
 pub mod telemetry;
+pub mod tls;
 pub mod webhooks;
 // +rsbuilder:scaffold:modules
