@@ -128,6 +128,23 @@ pub fn collect_sources(paths: &[PathBuf]) -> Result<Vec<SourceFile>> {
         .collect()
 }
 
+/// [`collect_sources`] for `paths` relative to `root`; the returned paths stay relative,
+/// so diagnostics read like the command line whatever `-C` said.
+pub fn collect_sources_in(root: &Path, paths: &[PathBuf]) -> Result<Vec<SourceFile>> {
+    let absolute: Vec<PathBuf> = paths.iter().map(|p| root.join(p)).collect();
+    Ok(collect_sources(&absolute)?
+        .into_iter()
+        .map(|s| SourceFile {
+            path: s
+                .path
+                .strip_prefix(root)
+                .map(PathBuf::from)
+                .unwrap_or(s.path),
+            text: s.text,
+        })
+        .collect())
+}
+
 fn walk(p: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     let meta = std::fs::metadata(p).with_context(|| format!("{} does not exist", p.display()))?;
     if meta.is_file() {

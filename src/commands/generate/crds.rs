@@ -13,7 +13,7 @@ use serde::Deserialize;
 use super::Generated;
 use crate::cli::Global;
 use crate::commands::version;
-use crate::crd::{self, SourceFile, emit};
+use crate::crd::{self, emit};
 use crate::project;
 use crate::scaffold::Plan;
 
@@ -81,18 +81,7 @@ pub fn plan(global: &Global, args: &CrdsArgs) -> Result<Generated> {
 
 /// Reads the sources below `root`; diagnostics name them relative to it.
 fn static_crds(root: &Path, paths: &[PathBuf]) -> Result<BTreeMap<String, String>> {
-    let absolute: Vec<PathBuf> = paths.iter().map(|p| root.join(p)).collect();
-    let sources = crd::collect_sources(&absolute)?
-        .into_iter()
-        .map(|s| SourceFile {
-            path: s
-                .path
-                .strip_prefix(root)
-                .map(PathBuf::from)
-                .unwrap_or(s.path),
-            text: s.text,
-        })
-        .collect::<Vec<_>>();
+    let sources = crd::collect_sources_in(root, paths)?;
     crd::generate(&sources)
         .map_err(|diagnostics| anyhow::anyhow!("cannot generate CRDs statically:\n{diagnostics}"))
 }

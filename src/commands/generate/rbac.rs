@@ -7,7 +7,7 @@ use clap::Args;
 
 use super::Generated;
 use crate::cli::Global;
-use crate::crd::{SourceFile, collect_sources};
+use crate::crd::collect_sources_in;
 use crate::project::{self, Project};
 use crate::rbac;
 use crate::scaffold::Plan;
@@ -50,18 +50,7 @@ pub fn plan(global: &Global, args: &RbacArgs) -> Result<Generated> {
     } else {
         args.paths.clone()
     };
-    let sources: Vec<SourceFile> =
-        collect_sources(&paths.iter().map(|p| root.join(p)).collect::<Vec<_>>())?
-            .into_iter()
-            .map(|s| SourceFile {
-                path: s
-                    .path
-                    .strip_prefix(root)
-                    .map(PathBuf::from)
-                    .unwrap_or(s.path),
-                text: s.text,
-            })
-            .collect();
+    let sources = collect_sources_in(root, &paths)?;
     let mut plan = Plan::new();
     plan.generate(&args.output, rbac::role_yaml(&sources, namespaced)?);
     Ok(Generated {
