@@ -201,34 +201,29 @@ fn replay_commands(input: &Path, project: &Project) -> Result<Vec<Vec<String>>> 
     Ok(commands)
 }
 
-fn create_webhook(r: &Resource) -> Vec<String> {
-    [
-        "create",
-        "webhook",
+/// `create <what> --group G --version V --kind K` for one resource of PROJECT.
+fn create(what: &str, r: &Resource) -> Vec<String> {
+    let gvk = [
         "--group",
         &r.group,
         "--version",
         &r.version,
         "--kind",
         &r.kind,
-    ]
-    .map(String::from)
-    .to_vec()
+    ];
+    ["create", what]
+        .into_iter()
+        .chain(gvk)
+        .map(String::from)
+        .collect()
+}
+
+fn create_webhook(r: &Resource) -> Vec<String> {
+    create("webhook", r)
 }
 
 fn create_api(r: &Resource) -> Vec<String> {
-    let mut args = [
-        "create",
-        "api",
-        "--group",
-        &r.group,
-        "--version",
-        &r.version,
-        "--kind",
-        &r.kind,
-    ]
-    .map(String::from)
-    .to_vec();
+    let mut args = create("api", r);
     if r.path.is_some() {
         args.extend(["--plural".into(), r.plural.clone()]);
         if !r.namespaced {
