@@ -14,19 +14,14 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use axum::Router;
-use hyper::server::conn::http1;
-use hyper_util::rt::TokioIo;
-use hyper_util::service::TowerToHyperService;
-use tokio::net::{TcpListener, TcpStream};
-use tokio::task::JoinSet;
-use tokio_rustls::TlsAcceptor;
+use tokio::net::TcpListener;
 use tokio_rustls::rustls::ServerConfig;
 use tokio_rustls::rustls::crypto::{CryptoProvider, ring};
 use tokio_rustls::rustls::pki_types::pem::PemObject;
 use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio_rustls::rustls::server::{ClientHello, ResolvesServerCert};
 use tokio_rustls::rustls::sign::CertifiedKey;
-use tracing::{debug, info, warn};
+use tracing::{info, warn};
 
 use crate::server::Readiness;
 use crate::shutdown::Shutdown;
@@ -35,9 +30,6 @@ use crate::shutdown::Shutdown;
 pub const CERT_FILE: &str = "tls.crt";
 /// Its private key.
 pub const KEY_FILE: &str = "tls.key";
-
-/// How long a client may take over the TLS handshake.
-const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Where the webhook server listens and where it finds its certificate.
 #[derive(Clone, Debug)]
@@ -73,7 +65,8 @@ pub async fn serve(
     serve_on(listener, config, router, ready, shutdown).await
 }
 
-/// [`serve`] on a listener that is already bound (tests bind port 0).
+/// [`serve`] on a listener that is already bound (tests bind port 0). Connections are
+/// handled by `crate::tls`, like the metrics server's; this adds the certificate reload.
 pub async fn serve_on(
     listener: TcpListener,
     config: Config,
@@ -83,70 +76,33 @@ pub async fn serve_on(
 ) -> anyhow::Result<()> {
     let certificate = Arc::new(Certificate::new(config.cert_dir.clone()));
     reload_certificate(&certificate, &ready);
-    let acceptor = TlsAcceptor::from(Arc::new(tls_config(certificate.clone())?));
-    let mut reload = tokio::time::interval(config.reload_interval);
-    let mut connections = JoinSet::new();
-    let stop = shutdown.clone().wait();
+    let tls = tls_config(certificate.clone())?;
+    let reloading = tokio::spawn(keep_reloading(
+        certificate,
+        ready.clone(),
+        config.reload_interval,
+        shutdown.clone(),
+    ));
+    crate::tls::serve_on(listener, tls, router, shutdown).await;
+    let _ = reloading.await;
+    ready.set(false);
+    Ok(())
+}
+
+/// Reads the certificate files again every `interval` until `shutdown` resolves.
+async fn keep_reloading(
+    certificate: Arc<Certificate>,
+    ready: Readiness,
+    interval: Duration,
+    shutdown: Shutdown,
+) {
+    let mut ticks = tokio::time::interval(interval);
+    let stop = shutdown.wait();
     tokio::pin!(stop);
     loop {
         tokio::select! {
             () = &mut stop => break,
-            _ = reload.tick() => reload_certificate(&certificate, &ready),
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
-                    let connection = serve_connection(
-                        acceptor.clone(),
-                        stream,
-                        router.clone(),
-                        shutdown.clone(),
-                    );
-                    connections.spawn(connection);
-                }
-                Err(error) => {
-                    // Out of file descriptors, say: back off instead of spinning.
-                    warn!(%error, "cannot accept a webhook connection");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                }
-            },
-            Some(_) = connections.join_next(), if !connections.is_empty() => {}
-        }
-    }
-    ready.set(false);
-    while connections.join_next().await.is_some() {}
-    Ok(())
-}
-
-/// One connection: the TLS handshake, then HTTP/1.1 until the client closes it or the
-/// manager shuts down (requests in flight are answered first).
-async fn serve_connection(
-    acceptor: TlsAcceptor,
-    stream: TcpStream,
-    router: Router,
-    shutdown: Shutdown,
-) {
-    let stream = match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
-        Ok(Ok(stream)) => stream,
-        Ok(Err(error)) => {
-            debug!(%error, "TLS handshake failed");
-            return;
-        }
-        Err(_) => {
-            debug!("TLS handshake timed out");
-            return;
-        }
-    };
-    let service = TowerToHyperService::new(router);
-    let connection = http1::Builder::new().serve_connection(TokioIo::new(stream), service);
-    tokio::pin!(connection);
-    tokio::select! {
-        result = connection.as_mut() => {
-            if let Err(error) = result {
-                debug!(%error, "webhook connection failed");
-            }
-        }
-        () = shutdown.wait() => {
-            connection.as_mut().graceful_shutdown();
-            let _ = connection.await;
+            _ = ticks.tick() => reload_certificate(&certificate, &ready),
         }
     }
 }
@@ -261,6 +217,8 @@ mod tests {
     use axum::body::Body;
     use axum::http::{Request, StatusCode};
     use axum::routing::get;
+    use hyper_util::rt::TokioIo;
+    use tokio::net::TcpStream;
     use tokio_rustls::TlsConnector;
     use tokio_rustls::rustls::pki_types::ServerName;
     use tokio_rustls::rustls::{ClientConfig, RootCertStore};
