@@ -138,7 +138,7 @@ pub fn plan(
         );
     }
     if let Some(plural) = &args.plural {
-        names::label("plural", plural)?;
+        names::plural(plural)?;
     }
     if !args.resource && !args.controller {
         bail!("nothing to create: --resource=false and --controller=false; drop one of them");
