@@ -5,9 +5,11 @@
 mod common;
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use common::*;
+use rsbuilder::crd::{SourceFile, generate};
+use rsbuilder::webhook::conversion;
 
 /// Runs `args` in `dir`, asserts exit 1 and that nothing under `dir` changed; returns stderr.
 #[track_caller]
@@ -198,4 +200,172 @@ fn a_plural_the_api_server_would_refuse_is_refused_by_create_api() {
         ],
     );
     assert!(err.contains("invalid plural \"1jobs\""), "{err}");
+}
+
+// ---- item 7: nesting that would overflow the stack -------------------------------------
+
+/// The three reproductions of the issue: 1,500 nested generics, 2,000 nested `mod a {`
+/// (a 16 KB file) and 100,000 nested parentheses.
+fn deep_sources() -> [(&'static str, String); 3] {
+    [
+        (
+            "generics",
+            format!("type T = {}u8{};\n", "Vec<".repeat(1500), ">".repeat(1500)),
+        ),
+        (
+            "modules",
+            format!("{}{}\n", "mod a {".repeat(2000), "}".repeat(2000)),
+        ),
+        (
+            "parentheses",
+            format!(
+                "const X: u8 = {}1{};\n",
+                "(".repeat(100_000),
+                ")".repeat(100_000)
+            ),
+        ),
+    ]
+}
+
+#[test]
+fn deeply_nested_sources_are_one_error_at_their_line() {
+    for (name, text) in deep_sources() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("types.rs"), &text).unwrap();
+        let err = refused(dir.path(), GENERATE_TYPES);
+        assert!(
+            err.contains("types.rs:1:") && err.contains("nests too deeply"),
+            "{name}: {err}"
+        );
+    }
+}
+
+/// The words of a command line without quotes.
+fn line(words: &str) -> Vec<&str> {
+    words.split(' ').collect()
+}
+
+#[test]
+fn every_command_that_reads_rust_refuses_deep_nesting_without_aborting() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    init(root);
+    for version in ["v1", "v2"] {
+        ok(&rsbuilder(
+            root,
+            &[
+                "create",
+                "api",
+                "--group",
+                "batch",
+                "--version",
+                version,
+                "--kind",
+                "CronJob",
+            ],
+        ));
+    }
+    let types = root.join("src/api/batch/v1/cron_job.rs");
+    let clean = fs::read_to_string(&types).unwrap();
+    let deep_line = clean.lines().count() + 1;
+    let out = root.parent().unwrap().join(format!(
+        "{}-regenerated",
+        root.file_name().unwrap().to_string_lossy()
+    ));
+    for (name, deep) in deep_sources() {
+        fs::write(&types, format!("{clean}{deep}")).unwrap();
+        for args in [
+            line("generate crds"),
+            line("generate manifests"),
+            line("create api --group batch --version v3 --kind CronJob"),
+            line("create api --group apps --version v1 --kind Other"),
+            line("edit --storage-version v2 --kind CronJob"),
+            line("create webhook --group batch --version v1 --kind CronJob --defaulting"),
+            line(
+                "create webhook --group batch --version v1 --kind CronJob --conversion --spoke v2",
+            ),
+            line("alpha generate"),
+        ] {
+            let err = refused(root, &args);
+            assert!(
+                err.contains(&format!("cron_job.rs:{deep_line}:"))
+                    && err.contains("nests too deeply"),
+                "{name}, `rsbuilder {}`: {err}",
+                args.join(" ")
+            );
+            assert!(!out.exists(), "alpha generate left {}", out.display());
+        }
+    }
+}
+
+#[test]
+fn a_chain_of_thousands_of_types_is_refused_quickly() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = kind_source(r#"group = "a.example.com", version = "v1", kind = "Thing""#)
+        .replace("pub a: String", "pub a: A0");
+    for i in 0..3000 {
+        text.push_str(&format!(
+            "#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct A{i} {{ pub a: Option<A{}> }}\n",
+            i + 1
+        ));
+    }
+    text.push_str(
+        "#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct A3000;\n",
+    );
+    fs::write(dir.path().join("types.rs"), text).unwrap();
+    let started = std::time::Instant::now();
+    let err = refused(dir.path(), GENERATE_TYPES);
+    assert!(
+        err.contains("types.rs:") && err.contains("nested more than 64 types deep"),
+        "{err}"
+    );
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+}
+
+/// A kind in `t.example.com` whose spec holds a chain of `n` structs; `derives` are added
+/// to each struct of the chain.
+fn chain(n: usize, derives: &str, field: &str) -> SourceFile {
+    let mut text = kind_source(r#"group = "t.example.com", version = "v1", kind = "Thing""#)
+        .replace("pub a: String", field);
+    for i in 0..n {
+        text.push_str(&format!(
+            "#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema{derives})]\npub struct A{i} {{ pub a: A{} }}\n",
+            i + 1
+        ));
+    }
+    text.push_str(&format!(
+        "#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema{derives})]\npub struct A{n} {{ pub b: String }}\n"
+    ));
+    SourceFile {
+        path: PathBuf::from("src/api/t/v1/thing.rs"),
+        text,
+    }
+}
+
+#[test]
+fn walks_over_the_types_of_the_sources_stop_at_a_depth() {
+    // Within the limit, both walks go all the way down.
+    let shallow = chain(60, ", Default", "#[serde(default)]\n    pub a: A0");
+    assert!(generate(std::slice::from_ref(&shallow)).is_ok());
+    let sources = conversion::Sources::parse(std::slice::from_ref(&shallow)).unwrap();
+    conversion::sample_code(&sources, "t.example.com", "Thing", "v1", "kind", "", 0).unwrap();
+
+    // Derived defaults made of defaults, and conversion samples, stop at 64 structs.
+    let deep = chain(200, ", Default", "#[serde(default)]\n    pub a: A0");
+    let err = generate(std::slice::from_ref(&deep))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("nested more than 64"), "{err}");
+    let sources = conversion::Sources::parse(std::slice::from_ref(&deep)).unwrap();
+    let err = conversion::sample_code(&sources, "t.example.com", "Thing", "v1", "kind", "", 0)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("nested more than 64 types deep"), "{err}");
+    // Without `Default`, a field the other version lacks gets a default built by hand.
+    let deep = chain(200, "", "pub a: A0");
+    let sources = conversion::Sources::parse(std::slice::from_ref(&deep)).unwrap();
+    let err = conversion::sample_code(&sources, "t.example.com", "Thing", "v1", "kind", "", 0)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("nested more than 64 types deep"), "{err}");
 }

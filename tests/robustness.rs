@@ -1,11 +1,13 @@
-//! Arbitrary input never panics: the name validators and the Rust-source reader of
-//! `generate crds` either accept it or say why not.
+//! Arbitrary input never panics or aborts: the name validators and every reader of Rust
+//! source either accept it or say why not.
 
 use std::path::PathBuf;
 
 use proptest::prelude::*;
+use rsbuilder::commands::create::source;
 use rsbuilder::crd::{SourceFile, generate};
-use rsbuilder::names;
+use rsbuilder::webhook::conversion;
+use rsbuilder::{names, syntax};
 
 /// Valid sources from the parity corpus, the seeds for mutation.
 fn corpus() -> Vec<String> {
@@ -89,5 +91,268 @@ proptest! {
         let mut end = (start + len).min(text.len());
         while !text.is_char_boundary(end) { end -= 1; }
         read(format!("{}{token}{}", &text[..start], &text[end..]));
+    }
+}
+
+/// One way to nest Rust `depth` levels deep: what comes before the innermost value, the
+/// value, and what closes each level.
+struct Nesting {
+    open: &'static str,
+    inner: &'static str,
+    close: &'static str,
+}
+
+/// Every construct syn (or rsbuilder's walks over its trees) handles by recursion.
+const NESTINGS: &[Nesting] = &[
+    Nesting {
+        open: "Vec<",
+        inner: "u8",
+        close: ">",
+    },
+    Nesting {
+        open: "Option<Vec<",
+        inner: "u8",
+        close: ">>",
+    },
+    Nesting {
+        open: "(",
+        inner: "u8",
+        close: ",)",
+    },
+    Nesting {
+        open: "[",
+        inner: "u8",
+        close: "; 1]",
+    },
+    Nesting {
+        open: "&",
+        inner: "u8",
+        close: "",
+    },
+    Nesting {
+        open: "&'static mut ",
+        inner: "u8",
+        close: "",
+    },
+    Nesting {
+        open: "*const ",
+        inner: "u8",
+        close: "",
+    },
+    Nesting {
+        open: "fn() -> ",
+        inner: "u8",
+        close: "",
+    },
+    Nesting {
+        open: "Box<dyn Fn() -> ",
+        inner: "u8",
+        close: ">",
+    },
+    Nesting {
+        open: "impl Iterator<Item = ",
+        inner: "u8",
+        close: ">",
+    },
+    Nesting {
+        open: "<T as Tr<",
+        inner: "u8",
+        close: ">>::X",
+    },
+];
+
+/// Expression constructs, nested inside a function body or a constant.
+const EXPRESSIONS: &[Nesting] = &[
+    Nesting {
+        open: "(",
+        inner: "1",
+        close: ")",
+    },
+    Nesting {
+        open: "[",
+        inner: "1",
+        close: "]",
+    },
+    Nesting {
+        open: "{",
+        inner: "1",
+        close: "}",
+    },
+    Nesting {
+        open: "!",
+        inner: "true",
+        close: "",
+    },
+    Nesting {
+        open: "- ",
+        inner: "1",
+        close: "",
+    },
+    Nesting {
+        open: "&",
+        inner: "1",
+        close: "",
+    },
+    Nesting {
+        open: "|| ",
+        inner: "1",
+        close: "",
+    },
+    Nesting {
+        open: "move |x| ",
+        inner: "1",
+        close: "",
+    },
+    Nesting {
+        open: "return ",
+        inner: "1",
+        close: "",
+    },
+    Nesting {
+        open: "unsafe { ",
+        inner: "1",
+        close: " }",
+    },
+    Nesting {
+        open: "if a { ",
+        inner: "1",
+        close: " } else { 2 }",
+    },
+    Nesting {
+        open: "a = ",
+        inner: "1",
+        close: "",
+    },
+    Nesting {
+        open: "",
+        inner: "a",
+        close: ".b()",
+    },
+    Nesting {
+        open: "",
+        inner: "a",
+        close: " + 1",
+    },
+    Nesting {
+        open: "",
+        inner: "a",
+        close: " as u8",
+    },
+    Nesting {
+        open: "",
+        inner: "a",
+        close: "?",
+    },
+    Nesting {
+        open: "",
+        inner: "a",
+        close: "[0]",
+    },
+    Nesting {
+        open: "",
+        inner: "f",
+        close: "(1)",
+    },
+    Nesting {
+        open: "..",
+        inner: "1",
+        close: "",
+    },
+    Nesting {
+        open: "",
+        inner: "a",
+        close: " else if b {}",
+    },
+];
+
+fn nested(n: &Nesting, depth: usize) -> String {
+    format!(
+        "{}{}{}",
+        n.open.repeat(depth),
+        n.inner,
+        n.close.repeat(depth)
+    )
+}
+
+/// Where the nested code goes: a field type of a kind, a type alias, a module tree, an
+/// expression, a `#[serde(default = "...")]` path or a `#[kube(status = "...")]` type.
+fn place(context: usize, ty: &str, expr: &str, depth: usize) -> String {
+    let kind = |field: &str, attrs: &str| {
+        format!(
+            "use kube::CustomResource;\nuse schemars::JsonSchema;\nuse serde::{{Deserialize, Serialize}};\n\
+             #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n\
+             #[kube(group = \"t.example.com\", version = \"v1\", kind = \"Thing\"{attrs})]\n\
+             pub struct ThingSpec {{\n{field}\n}}\n"
+        )
+    };
+    match context {
+        0 => kind(&format!("    pub a: {ty},"), ""),
+        1 => format!("pub type T = {ty};\n"),
+        2 => format!(
+            "{}pub struct S;{}\n",
+            "mod a {\n".repeat(depth),
+            "}\n".repeat(depth)
+        ),
+        3 => format!("pub fn f() {{\n    let _ = {expr};\n}}\n"),
+        4 => format!("pub const X: u8 = {expr};\n"),
+        5 => kind(
+            &format!("    #[serde(default = {:?})]\n    pub a: u8,", ty),
+            "",
+        ),
+        _ => kind("    pub a: u8,", &format!(", status = {ty:?}")),
+    }
+}
+
+/// Every reader of Rust in rsbuilder but `generate`, on one file.
+fn read_everywhere(text: &str) {
+    let source = SourceFile {
+        path: PathBuf::from("src/api/deep.rs"),
+        text: text.to_string(),
+    };
+    let _ = source::kube_info(text, "Thing");
+    let _ = source::set_storage(text, "Thing", false);
+    let _ = source::storage_alias(text, "thing");
+    if let Ok(sources) = conversion::Sources::parse(std::slice::from_ref(&source)) {
+        let _ = conversion::sample_code(&sources, "t.example.com", "Thing", "v1", "kind", "", 0);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// Nesting up to 100,000 levels deep never aborts: each reader answers on the stack
+    /// every command runs on, and input nested deeper than the bound is refused at its
+    /// line. (Every reader goes through `syntax::parse_file`, which lexes the whole file
+    /// first; past the bound they are given 25,000 levels, which is refused just the same
+    /// and lexes four times faster in a debug build.)
+    #[test]
+    fn nesting_up_to_100k_deep_never_aborts(
+        ty in prop::sample::select((0..NESTINGS.len()).collect::<Vec<_>>()),
+        expr in prop::sample::select((0..EXPRESSIONS.len()).collect::<Vec<_>>()),
+        context in 0usize..7,
+        depth in prop_oneof![
+            3 => 1usize..64,
+            3 => 64usize..4_000,
+            2 => 4_000usize..30_000,
+            1 => Just(100_000usize),
+        ],
+    ) {
+        let text = |depth| {
+            place(context, &nested(&NESTINGS[ty], depth), &nested(&EXPRESSIONS[expr], depth), depth)
+        };
+        let deepest = text(depth);
+        let outcome = syntax::with_big_stack(|| {
+            read_everywhere(&text(depth.min(25_000)));
+            let source = SourceFile { path: PathBuf::from("src/api/deep.rs"), text: deepest.clone() };
+            generate(&[source]).err().map(|d| d.to_string())
+        })
+        .expect("a thread");
+        if depth > syntax::MAX_COST {
+            let message = outcome.unwrap_or_default();
+            prop_assert!(
+                message.contains("src/api/deep.rs:") && message.contains("nests too deeply"),
+                "depth {depth}, context {context}: {message}"
+            );
+        }
     }
 }

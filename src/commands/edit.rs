@@ -12,6 +12,7 @@ use heck::ToSnakeCase;
 use crate::cli::Global;
 use crate::commands::create::{source, sources_with};
 use crate::commands::write_plan;
+use crate::crd::diagnostics::in_file;
 use crate::names;
 use crate::project::{Project, Resource};
 use crate::scaffold::{DiskTree, Plan, Tree};
@@ -66,7 +67,7 @@ pub fn plan(root: &Path, tree: &dyn Tree, project: &Project, args: &EditArgs) ->
         })?;
         let stored = r.version == args.storage_version;
         let edited =
-            source::set_storage(&text, &args.kind, stored).map_err(|e| anyhow!("{path}: {e}"))?;
+            source::set_storage(&text, &args.kind, stored).map_err(|e| in_file(&path, e))?;
         plan.generate(&path, edited);
     }
     let kind_snake = args.kind.to_snake_case();
@@ -78,7 +79,7 @@ pub fn plan(root: &Path, tree: &dyn Tree, project: &Project, args: &EditArgs) ->
         )
     })?;
     let moved = source::set_storage_alias(&text, &kind_snake, &args.storage_version)
-        .map_err(|e| anyhow!("{group_path}: {e}"))?;
+        .map_err(|e| in_file(&group_path, e))?;
     plan.generate(&group_path, moved);
 
     let changes = plan.resolve(tree, false)?;

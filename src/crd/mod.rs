@@ -65,7 +65,7 @@ pub fn generate_crds(sources: &[SourceFile]) -> Result<Vec<CustomResourceDefinit
     let base = common_dir(sources);
     let mut files = Vec::new();
     for src in sources {
-        match syn::parse_file(&src.text) {
+        match crate::syntax::parse_file(&src.text) {
             Ok(ast) => files.push(model::ParsedFile {
                 module: model::module_path_for(&src.path, &base),
                 path: src.path.clone(),

@@ -19,6 +19,8 @@ use super::builtin::{self, Builtin};
 use super::{source, sources_with};
 use crate::cli::Global;
 use crate::commands::write_plan;
+use crate::crd::diagnostics::in_file;
+use crate::errors::During;
 use crate::names;
 use crate::project::{self, Project, Resource};
 use crate::rbac;
@@ -317,7 +319,8 @@ fn plan_resource(
             })?;
             source::set_version(&text, &args.kind, &args.version)
                 .and_then(|t| source::set_storage(&t, &args.kind, false))
-                .with_context(|| format!("cannot copy {from} into version {}", args.version))?
+                .map_err(|e| in_file(&from, e))
+                .during(|| format!("copying it into version {}", args.version))?
         }
         (false, None) => renderer.render("api/src/api/group/version/kind.rs.hbs", &ctx)?,
     };

@@ -11,6 +11,7 @@ use kube_core::{ListMerge, MapMerge, Message, Reason, Rule, StructMerge};
 use super::serde::skip_value;
 use super::{Unsupported, lit_bool, lit_str, span_of};
 use crate::names;
+use crate::syntax::parse_lit;
 
 /// A printer column (`printcolumn(...)` or its JSON string form).
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
@@ -157,7 +158,7 @@ pub fn read(attrs: &[Attribute], span: Span) -> syn::Result<KubeAttrs> {
                 }
                 "status" => {
                     let lit: LitStr = m.value()?.parse()?;
-                    a.status = Some(lit.parse()?);
+                    a.status = Some(parse_lit(&lit)?);
                 }
                 "category" => a
                     .categories
