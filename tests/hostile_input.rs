@@ -369,3 +369,144 @@ fn walks_over_the_types_of_the_sources_stop_at_a_depth() {
         .to_string();
     assert!(err.contains("nested more than 64 types deep"), "{err}");
 }
+
+// ---- item 11: PROJECT is validated on read ---------------------------------------------
+
+/// A project with CronJob v1 (stored) and v2, whose PROJECT then says what `edit` makes it say.
+fn project_with_two_versions() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    init(dir.path());
+    for version in ["v1", "v2"] {
+        ok(&rsbuilder(
+            dir.path(),
+            &line(&format!(
+                "create api --group batch --version {version} --kind CronJob"
+            )),
+        ));
+    }
+    dir
+}
+
+fn edit_project(dir: &Path, edit: impl FnOnce(String) -> String) {
+    let path = dir.join("PROJECT");
+    let text = fs::read_to_string(&path).unwrap();
+    let edited = edit(text.clone());
+    assert_ne!(edited, text, "the edit changed nothing");
+    fs::write(&path, edited).unwrap();
+}
+
+/// Every command that reads PROJECT.
+const READERS_OF_PROJECT: &[&str] = &[
+    "create api --group batch --version v3 --kind CronJob",
+    "create api --group apps --version v1 --kind Deployment --resource=false",
+    "create webhook --group batch --version v1 --kind CronJob --defaulting",
+    "edit --storage-version v2 --kind CronJob",
+    "generate webhooks",
+    "generate manifests",
+    "alpha generate --output-dir ../regenerated",
+];
+
+#[test]
+fn a_project_file_of_another_version_or_layout_is_refused() {
+    for (from, to, expected) in [
+        (
+            "version: '1'",
+            "version: '99'",
+            "version \"99\" is not the version",
+        ),
+        (
+            "layout: rsbuilder.io/v1",
+            "layout: go.kubebuilder.io/v4",
+            "layout \"go.kubebuilder.io/v4\" is not \"rsbuilder.io/v1\"",
+        ),
+        ("layout: rsbuilder.io/v1", "layout: x", "layout \"x\""),
+    ] {
+        let dir = project_with_two_versions();
+        edit_project(dir.path(), |t| t.replace(from, to));
+        for command in READERS_OF_PROJECT {
+            let err = refused(dir.path(), &line(command));
+            assert!(
+                err.starts_with("error: ")
+                    && err.contains("PROJECT is not a valid PROJECT file: ")
+                    && err.contains(expected),
+                "{to}, `rsbuilder {command}`: {err}"
+            );
+        }
+    }
+}
+
+#[test]
+fn resource_paths_outside_the_project_are_refused() {
+    for path in [
+        "/tmp/evil/cron_job.rs",
+        "../outside/cron_job.rs",
+        "src/../../x.rs",
+    ] {
+        let dir = project_with_two_versions();
+        // What the path points at, when it resolves at all, holds a kind of its own.
+        let outside = dir.path().parent().unwrap().join("outside");
+        fs::create_dir_all(&outside).unwrap();
+        fs::copy(
+            dir.path().join("src/api/batch/v2/cron_job.rs"),
+            outside.join("cron_job.rs"),
+        )
+        .unwrap();
+        edit_project(dir.path(), |t| {
+            t.replace(
+                "path: src/api/batch/v2/cron_job.rs",
+                &format!("path: {path}"),
+            )
+        });
+        let before_outside = snapshot(&outside);
+        for command in READERS_OF_PROJECT {
+            let err = refused(dir.path(), &line(command));
+            assert!(
+                err.contains(&format!("invalid path {path:?}")),
+                "{path}, `rsbuilder {command}`: {err}"
+            );
+        }
+        assert_eq!(snapshot(&outside), before_outside);
+        fs::remove_dir_all(&outside).unwrap();
+    }
+}
+
+#[test]
+fn names_in_project_follow_the_command_line_rules() {
+    for (from, to, expected) in [
+        (
+            "kind: CronJob",
+            "kind: ../../Evil",
+            "invalid kind \"../../Evil\"",
+        ),
+        (
+            "group: batch",
+            "group: ../../x",
+            "invalid group \"../../x\"",
+        ),
+        (
+            "plural: cronjobs",
+            "plural: ../x",
+            "invalid plural \"../x\"",
+        ),
+        (
+            "version: v2",
+            "version: v2/../../x",
+            "invalid version \"v2/../../x\"",
+        ),
+        (
+            "projectName: demo",
+            "projectName: Demo Op",
+            "invalid project name",
+        ),
+        (
+            "domain: example.com",
+            "domain: ../x",
+            "invalid domain \"../x\"",
+        ),
+    ] {
+        let dir = project_with_two_versions();
+        edit_project(dir.path(), |t| t.replacen(from, to, 1));
+        let err = refused(dir.path(), &line(READERS_OF_PROJECT[0]));
+        assert!(err.contains(expected), "{to}: {err}");
+    }
+}

@@ -356,3 +356,106 @@ proptest! {
         }
     }
 }
+
+/// A PROJECT file as `init` + `create api` (twice) + `create webhook --conversion` leave it.
+const PROJECT: &str = "version: '1'
+layout: rsbuilder.io/v1
+domain: example.com
+projectName: demo
+cliVersion: 0.1.0
+namespaced: false
+resources:
+- group: batch
+  version: v1
+  kind: CronJob
+  plural: cronjobs
+  domain: example.com
+  namespaced: true
+  controller: true
+  path: src/api/batch/v1/cron_job.rs
+  webhooks:
+    conversion: true
+    spoke:
+    - v2
+- group: apps
+  version: v1
+  kind: Deployment
+  plural: deployments
+  domain: ''
+  namespaced: true
+  controller: true
+";
+
+/// Values a hand-edited PROJECT may hold: names, path tricks, control characters.
+fn project_value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z][a-z0-9-]{0,10}",
+        "[A-Z][a-zA-Z0-9]{0,10}",
+        "v[0-9]{1,2}(alpha|beta)?[0-9]?",
+        "(src/|/|\\.\\./|\\./)?([a-z.]{1,4}/){0,3}[a-z_]{1,8}(\\.rs)?",
+        "\\PC{0,12}",
+        ".{0,12}",
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// Whatever a PROJECT file says in place of one value, reading it never panics, and
+    /// what it accepts passes the command line's rules: no name or path leaves the project.
+    #[test]
+    fn project_files_are_accepted_only_with_valid_names_and_paths(
+        field in prop::sample::select(vec![
+            "version: '1'", "layout: rsbuilder.io/v1", "domain: example.com", "projectName: demo",
+            "group: batch", "version: v1", "kind: CronJob", "plural: cronjobs",
+            "path: src/api/batch/v1/cron_job.rs", "- v2", "group: apps", "kind: Deployment",
+            "domain: ''",
+        ]),
+        value in project_value(),
+    ) {
+        let key = field.split(':').next().unwrap_or("-");
+        let quoted = serde_yaml::to_string(&value).unwrap();
+        let replacement = if key == "- v2" {
+            format!("- {}", quoted.trim_end())
+        } else {
+            format!("{key}: {}", quoted.trim_end())
+        };
+        let text = PROJECT.replacen(field, &replacement, 1);
+        let Ok(project) = rsbuilder::project::Project::parse(&text) else {
+            return Ok(());
+        };
+        prop_assert_eq!(project.version.as_str(), "1");
+        prop_assert_eq!(project.layout.as_str(), "rsbuilder.io/v1");
+        prop_assert!(names::subdomain("domain", &project.domain).is_ok());
+        prop_assert!(names::label("project name", &project.project_name).is_ok());
+        for r in &project.resources {
+            prop_assert!(names::subdomain("group", &r.group).is_ok(), "{:?}", r.group);
+            prop_assert!(names::version(&r.version).is_ok(), "{:?}", r.version);
+            prop_assert!(names::kind(&r.kind).is_ok(), "{:?}", r.kind);
+            prop_assert!(names::plural(&r.plural).is_ok(), "{:?}", r.plural);
+            for spoke in &r.webhooks.spoke {
+                prop_assert!(names::version(spoke).is_ok(), "{:?}", spoke);
+            }
+            if let Some(path) = &r.path {
+                let inside = std::path::Path::new(path)
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_)));
+                prop_assert!(inside && path.ends_with(".rs"), "{:?}", path);
+            }
+        }
+    }
+
+    /// Arbitrary damage to a PROJECT file is an error or a valid project, never a panic.
+    #[test]
+    fn damaged_project_files_never_panic(
+        at in any::<prop::sample::Index>(),
+        len in 0usize..20,
+        insert in "\\PC{0,8}",
+    ) {
+        let mut start = at.index(PROJECT.len());
+        while !PROJECT.is_char_boundary(start) { start -= 1; }
+        let end = (start + len).min(PROJECT.len());
+        let text = format!("{}{insert}{}", &PROJECT[..start], &PROJECT[end..]);
+        let _ = rsbuilder::project::Project::parse(&text);
+    }
+}
