@@ -510,3 +510,34 @@ fn names_in_project_follow_the_command_line_rules() {
         assert!(err.contains(expected), "{to}: {err}");
     }
 }
+
+// ---- item 12: the storage version of a kind with a conversion webhook -----------------
+
+#[test]
+fn the_storage_version_stays_the_conversion_hub() {
+    let dir = project_with_two_versions();
+    ok(&rsbuilder(
+        dir.path(),
+        &line("create webhook --group batch --version v1 --kind CronJob --conversion --spoke v2"),
+    ));
+    let err = refused(
+        dir.path(),
+        &line("edit --storage-version v2 --kind CronJob"),
+    );
+    assert!(
+        err.starts_with("error: CronJob (batch.example.com) converts through the hub v1")
+            && err.contains("src/api/batch/*/cron_job_conversion.rs")
+            && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
+    // The hub itself is the storage version already: nothing to do, and alpha generate
+    // still replays the project.
+    ok(&rsbuilder(
+        dir.path(),
+        &line("edit --storage-version v1 --kind CronJob"),
+    ));
+    ok(&rsbuilder(
+        dir.path(),
+        &line("alpha generate --output-dir regenerated"),
+    ));
+}

@@ -56,6 +56,8 @@ pub fn plan(root: &Path, tree: &dyn Tree, project: &Project, args: &EditArgs) ->
         );
     }
 
+    check_hub(&versions, &api_group, &args.storage_version)?;
+
     let mut plan = Plan::new();
     for r in &versions {
         let path = r.path.clone().unwrap_or_default();
@@ -97,6 +99,27 @@ pub fn plan(root: &Path, tree: &dyn Tree, project: &Project, args: &EditArgs) ->
         .with_context(|| format!("the CRD generator found no {file} in src/api"))?;
     plan.generate(format!("config/crd/bases/{file}"), yaml.clone());
     Ok(plan)
+}
+
+/// A kind with a conversion webhook converts through its hub, which is its storage version
+/// (DESIGN §6). Moving the storage version would mean moving the hub, and regenerating the
+/// conversion code the user completed around another version: refuse, and say so.
+fn check_hub(versions: &[&Resource], api_group: &str, storage: &str) -> Result<()> {
+    let Some(hub) = versions.iter().find(|r| r.webhooks.conversion) else {
+        return Ok(());
+    };
+    if hub.version == storage {
+        return Ok(());
+    }
+    let group_mod = hub.group.replace(['-', '.'], "_");
+    bail!(
+        "{kind} ({api_group}) converts through the hub {hub_version}, which must stay its storage \
+         version; moving it to {storage} would regenerate the conversion code you completed in \
+         src/api/{group_mod}/*/{kind_snake}_conversion.rs, which rsbuilder does not do",
+        kind = hub.kind,
+        hub_version = hub.version,
+        kind_snake = hub.kind.to_snake_case(),
+    )
 }
 
 /// Every version of the kind named by `args`, from PROJECT.
