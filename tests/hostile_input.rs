@@ -541,3 +541,130 @@ fn the_storage_version_stays_the_conversion_hub() {
         &line("alpha generate --output-dir regenerated"),
     ));
 }
+
+// ---- item 9: kustomization files are edited as YAML ------------------------------------
+
+fn kustomize(dir: &Path) -> String {
+    let out = std::process::Command::new("kubectl")
+        .arg("kustomize")
+        .arg(dir)
+        .output()
+        .expect("kubectl runs");
+    assert!(
+        out.status.success(),
+        "kubectl kustomize {}: {}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The YAML documents of a kustomize build.
+fn documents(yaml: &str) -> Vec<serde_yaml::Value> {
+    serde_yaml::Deserializer::from_str(yaml)
+        .map(|d| serde::Deserialize::deserialize(d).unwrap())
+        .collect()
+}
+
+/// Parses a kustomization, which fails on a key written twice.
+fn kustomization(path: &Path) -> serde_yaml::Value {
+    let text = fs::read_to_string(path).unwrap();
+    serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", path.display()))
+}
+
+#[test]
+fn a_user_patch_and_the_conversion_patch_both_reach_kustomize() {
+    let dir = project_with_two_versions();
+    let crd = dir.path().join("config/crd");
+    fs::create_dir_all(crd.join("patches")).unwrap();
+    fs::write(
+        crd.join("patches/label.yaml"),
+        "- op: add\n  path: /metadata/labels\n  value:\n    team: mine\n",
+    )
+    .unwrap();
+    let kustomization_file = crd.join("kustomization.yaml");
+    let mut text = fs::read_to_string(&kustomization_file).unwrap();
+    text.push_str("# My own patch.\npatches:\n- path: patches/label.yaml\n  target:\n    kind: CustomResourceDefinition\n");
+    fs::write(&kustomization_file, &text).unwrap();
+    ok(&rsbuilder(
+        dir.path(),
+        &line("create webhook --group batch --version v1 --kind CronJob --conversion --spoke v2"),
+    ));
+    let k = kustomization(&kustomization_file);
+    let patches: Vec<&str> = k["patches"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|p| p["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        patches,
+        ["patches/label.yaml", "patches/webhook_in_cronjobs.yaml"]
+    );
+    let rendered = fs::read_to_string(&kustomization_file).unwrap();
+    assert!(
+        rendered.starts_with(&text),
+        "the user's text changed:\n{rendered}"
+    );
+    let crds = documents(&kustomize(&crd));
+    assert_eq!(crds.len(), 1);
+    assert_eq!(crds[0]["metadata"]["labels"]["team"], "mine");
+    assert_eq!(crds[0]["spec"]["conversion"]["strategy"], "Webhook");
+}
+
+#[test]
+fn replacements_without_their_markers_are_merged_not_repeated() {
+    let dir = project_with_two_versions();
+    ok(&rsbuilder(
+        dir.path(),
+        &line("create webhook --group batch --version v1 --kind CronJob --defaulting"),
+    ));
+    // The user rewrote config/default without rsbuilder's marker comments.
+    let default = dir.path().join("config/default/kustomization.yaml");
+    let text = fs::read_to_string(&default).unwrap();
+    let stripped: String = text
+        .lines()
+        .filter(|l| !l.contains("+rsbuilder:scaffold:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    fs::write(&default, &stripped).unwrap();
+    let before = kustomization(&default);
+    ok(&rsbuilder(
+        dir.path(),
+        &line("create webhook --group batch --version v1 --kind CronJob --conversion --spoke v2"),
+    ));
+    let after = kustomization(&default);
+    let sources = |k: &serde_yaml::Value| {
+        k["replacements"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .map(|r| r["source"].clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(sources(&after), sources(&before), "replacements repeated");
+    for (field, part) in [(".metadata.namespace", 0), (".metadata.name", 1)] {
+        let targets = after["replacements"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .find(|r| r["source"]["kind"] == "Certificate" && r["source"]["fieldPath"] == field)
+            .unwrap()["targets"]
+            .as_sequence()
+            .unwrap();
+        let crd = targets
+            .iter()
+            .find(|t| t["select"]["kind"] == "CustomResourceDefinition")
+            .unwrap_or_else(|| panic!("no CRD target for {field}"));
+        assert_eq!(crd["options"]["index"], part);
+    }
+    let rendered = documents(&kustomize(&dir.path().join("config/default")));
+    let crd = rendered
+        .iter()
+        .find(|d| d["kind"] == "CustomResourceDefinition")
+        .unwrap();
+    assert_eq!(
+        crd["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
+        "demo-system/demo-serving-cert"
+    );
+}

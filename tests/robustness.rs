@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use proptest::prelude::*;
 use rsbuilder::commands::create::source;
 use rsbuilder::crd::{SourceFile, generate};
+use rsbuilder::scaffold::{ListAt, ListEntries};
 use rsbuilder::webhook::conversion;
 use rsbuilder::{names, syntax};
 
@@ -457,5 +458,92 @@ proptest! {
         let end = (start + len).min(PROJECT.len());
         let text = format!("{}{insert}{}", &PROJECT[..start], &PROJECT[end..]);
         let _ = rsbuilder::project::Project::parse(&text);
+    }
+}
+
+/// A kustomization as a user may have rewritten it: comments, indented and flow lists.
+const KUSTOMIZATION: &str = "# The CRDs.
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+  - bases/a.example.com_things.yaml
+# +rsbuilder:scaffold:crd-resources
+patches:
+# my own patch
+- path: patches/mine.yaml
+  target:
+    kind: CustomResourceDefinition
+replacements:
+- source:
+    kind: Certificate
+    name: serving-cert
+  targets:
+  - select:
+      kind: ValidatingWebhookConfiguration
+configurations: [kustomizeconfig.yaml]
+";
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    /// Whatever a kustomization holds, adding entries to its lists never panics; what it
+    /// writes parses, has each list once, keeps every entry it had and adds the new ones.
+    #[test]
+    fn kustomization_lists_are_extended_or_refused(
+        at in any::<prop::sample::Index>(),
+        len in 0usize..30,
+        insert in prop::sample::select(vec![
+            "", "patches:\n", "- path: x.yaml\n", "  ", "\t", "[", "{", "}", "- ", ": ",
+            "# +rsbuilder:scaffold:crd-patches\n", "patches: []\n", "---\n", "&a ", "*a",
+            "resources:\n- a\n", "\n", "'", "\"",
+        ]),
+        which in 0usize..3,
+    ) {
+        let mut start = at.index(KUSTOMIZATION.len());
+        while !KUSTOMIZATION.is_char_boundary(start) { start -= 1; }
+        let end = (start + len).min(KUSTOMIZATION.len());
+        let text = format!("{}{insert}{}", &KUSTOMIZATION[..start], &KUSTOMIZATION[end..]);
+        let edit = match which {
+            0 => ListEntries::new("patches", "crd-patches", "- path: patches/webhook_in_things.yaml\n").by("path"),
+            1 => ListEntries::new("resources", "crd-resources", "- bases/b.example.com_others.yaml\n"),
+            _ => ListEntries {
+                list: ListAt::Within {
+                    key: "replacements".into(),
+                    select: "source".into(),
+                    value: serde_yaml::from_str("kind: Certificate\nname: serving-cert").unwrap(),
+                    field: "targets".into(),
+                },
+                marker: "ca-injection-namespace".into(),
+                fragment: "- select:\n    kind: CustomResourceDefinition\n".into(),
+                identity: None,
+            },
+        };
+        let Ok(edited) = edit.apply(&text) else { return Ok(()); };
+        let old: serde_yaml::Value = serde_yaml::from_str(&text).expect("accepted input parses");
+        let new: serde_yaml::Value = serde_yaml::from_str(&edited).expect("the result parses");
+        let list = |doc: &serde_yaml::Value| -> Vec<serde_yaml::Value> {
+            let holder = match &edit.list {
+                ListAt::Key(_) => Some(doc),
+                ListAt::Within { key, select, value, .. } => doc.get(key.as_str())
+                    .and_then(|l| l.as_sequence())
+                    .and_then(|l| l.iter().find(|e| e.get(select.as_str()) == Some(value))),
+            };
+            let field = match &edit.list { ListAt::Key(k) => k, ListAt::Within { field, .. } => field };
+            holder.and_then(|h| h.get(field.as_str())).and_then(|l| l.as_sequence()).cloned().unwrap_or_default()
+        };
+        let (before, after) = (list(&old), list(&new));
+        prop_assert!(after.starts_with(&before), "entries lost:\n{text}\n---\n{edited}");
+        let wanted: Vec<serde_yaml::Value> = serde_yaml::from_str(&edit.fragment).unwrap();
+        for entry in wanted {
+            prop_assert!(after.iter().any(|e| e.get("path").zip(entry.get("path")).map_or(e == &entry, |(a, b)| a == b)));
+        }
+        if let (Some(o), Some(n)) = (old.as_mapping(), new.as_mapping()) {
+            for (key, value) in o {
+                let field = match &edit.list { ListAt::Key(k) | ListAt::Within { key: k, .. } => k };
+                if key.as_str() != Some(field.as_str()) {
+                    prop_assert_eq!(n.get(key), Some(value), "{:?} changed", key);
+                }
+            }
+        }
     }
 }
