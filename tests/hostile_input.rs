@@ -668,3 +668,104 @@ fn replacements_without_their_markers_are_merged_not_repeated() {
         "demo-system/demo-serving-cert"
     );
 }
+
+// ---- messages: the first line names the cause ------------------------------------------
+
+#[test]
+fn a_source_that_is_not_utf8_is_named_with_the_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("types.rs"), b"// caf\xe9\nstruct S;\n").unwrap();
+    let err = refused(dir.path(), GENERATE_TYPES);
+    assert!(
+        err.starts_with("error: types.rs is not UTF-8 text"),
+        "{err}"
+    );
+    let project = project_with_two_versions();
+    fs::write(project.path().join("src/api/latin1.rs"), b"// caf\xe9\n").unwrap();
+    for command in [
+        "generate crds",
+        "create api --group batch --version v3 --kind CronJob",
+        "edit --storage-version v2 --kind CronJob",
+    ] {
+        let err = refused(project.path(), &line(command));
+        assert!(
+            err.starts_with("error: src/api/latin1.rs is not UTF-8 text"),
+            "`{command}`: {err}"
+        );
+    }
+}
+
+#[test]
+fn generate_manifests_outside_a_project_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = refused(dir.path(), &line("generate manifests"));
+    assert!(
+        err.contains("is not an rsbuilder project (no PROJECT file); run `rsbuilder init` first")
+            && !err.contains("--paths"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_failed_copy_of_a_version_names_the_cause_first() {
+    let dir = project_with_two_versions();
+    let types = dir.path().join("src/api/batch/v2/cron_job.rs");
+    let text = fs::read_to_string(&types).unwrap();
+    fs::write(
+        &types,
+        text.replace("kind = \"CronJob\"", "kind = \"Renamed\""),
+    )
+    .unwrap();
+    let err = refused(
+        dir.path(),
+        &line("create api --group batch --version v3 --kind CronJob"),
+    );
+    assert!(
+        err.starts_with(
+            "error: src/api/batch/v2/cron_job.rs: no `#[derive(CustomResource)]` with `#[kube(kind = \"CronJob\")]` found (while copying it into version v3)"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_failed_replay_names_the_cause_first() {
+    let dir = tempfile::tempdir().unwrap();
+    init(dir.path());
+    ok(&rsbuilder(
+        dir.path(),
+        &line("create api --group my-group --version v1 --kind Thing"),
+    ));
+    // Valid names, but two groups that share one Rust module cannot be replayed.
+    edit_project(dir.path(), |t| {
+        let thing = &t[t.find("- group: my-group").unwrap()..];
+        format!(
+            "{t}{}",
+            thing
+                .replace("my-group", "my.group")
+                .replace("Thing", "Other")
+                .replace("things", "others")
+        )
+    });
+    let err = refused(dir.path(), &line("alpha generate --output-dir regenerated"));
+    assert!(
+        err.starts_with("error: invalid group \"my.group\": it would share the Rust module")
+            && err.contains("(while replaying `rsbuilder create api --group my.group"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_group_named_target_is_read_like_any_other() {
+    let dir = tempfile::tempdir().unwrap();
+    init(dir.path());
+    ok(&rsbuilder(
+        dir.path(),
+        &line("create api --group target --version v1 --kind Thing"),
+    ));
+    let out = ok(&rsbuilder(dir.path(), &line("generate crds --check")));
+    assert!(
+        out.contains("up to date") && !out.contains("no longer generated"),
+        "{out}"
+    );
+}
