@@ -1,6 +1,8 @@
 //! Arbitrary input never panics or aborts: the name validators and every reader of Rust
 //! source either accept it or say why not.
 
+mod common;
+
 use std::path::PathBuf;
 
 use proptest::prelude::*;
@@ -49,7 +51,13 @@ proptest! {
         let _ = names::subdomain("domain", &s);
         let _ = names::version(&s);
         let _ = names::version_priority(&s);
+        let _ = names::version_order(&s);
         let _ = names::kind(&s);
+        let _ = names::plural(&s);
+        let _ = names::crd_group(&s);
+        let _ = names::served_version(&s);
+        let _ = names::served_kind(&s);
+        let _ = names::free_text("owner", &s);
     }
 
     #[test]
@@ -58,8 +66,51 @@ proptest! {
         prop_assert!(names::label("name", &s).is_err());
         prop_assert!(names::version(&s).is_err());
         prop_assert!(names::kind(&s).is_err());
+        prop_assert!(names::plural(&s).is_err());
+        prop_assert!(names::served_version(&s).is_err());
+        prop_assert!(names::served_kind(&s).is_err());
         if trick != ".." {
             prop_assert!(names::subdomain("domain", &s).is_err());
+            prop_assert!(names::crd_group(&s).is_err());
+        }
+    }
+
+    /// Names every rule accepts make only paths inside the project: the types file, the
+    /// CRD file `generate crds` writes, the conversion patch.
+    #[test]
+    fn accepted_names_make_paths_inside_the_project(
+        group in "[a-z0-9./_-]{1,12}",
+        version in "[a-z0-9./]{1,8}",
+        kind in "[A-Za-z0-9./_]{1,10}",
+        plural in "[a-z0-9./-]{1,10}",
+    ) {
+        let accepted = names::crd_group(&group).is_ok()
+            && names::served_version(&version).is_ok()
+            && names::served_kind(&kind).is_ok()
+            && names::plural(&plural).is_ok();
+        if accepted {
+            for path in [
+                format!("src/api/{}/{version}/{}.rs", group.replace(['-', '.'], "_"), kind.to_lowercase()),
+                format!("config/crd/bases/{group}_{plural}.yaml"),
+                format!("config/crd/patches/webhook_in_{plural}.yaml"),
+            ] {
+                let inside = std::path::Path::new(&path)
+                    .components()
+                    .all(|c| matches!(c, std::path::Component::Normal(_)));
+                prop_assert!(inside, "{path}");
+            }
+        }
+    }
+
+    /// Free text is one printable line.
+    #[test]
+    fn accepted_free_text_is_one_printable_line(s in "\\PC{0,40}|.{0,40}") {
+        if names::free_text("owner", &s).is_ok() {
+            let unprintable = s.chars().any(|c| {
+                c.is_control()
+                    || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+            });
+            prop_assert!(!unprintable, "{:?}", s);
         }
     }
 
@@ -319,7 +370,7 @@ fn read_everywhere(text: &str) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
 
     /// Nesting up to 100,000 levels deep never aborts: each reader answers on the stack
     /// every command runs on, and input nested deeper than the bound is refused at its
@@ -544,6 +595,67 @@ proptest! {
                     prop_assert_eq!(n.get(key), Some(value), "{:?} changed", key);
                 }
             }
+        }
+    }
+}
+
+/// A freshly initialised project, made once and copied for each case.
+fn initialised() -> &'static std::path::Path {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        common::ok(&common::rsbuilder(
+            dir.path(),
+            &["init", "--domain", "example.com", "--project-name", "demo"],
+        ));
+        dir
+    })
+    .path()
+}
+
+/// A name as a careless or hostile user types it.
+fn typed_name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[a-z][a-z0-9]{0,6}",
+        "[A-Z][a-zA-Z0-9]{0,8}",
+        "v[0-9](alpha|beta)?[0-9]?",
+        "(\\.\\./|/|\\./)?[a-zA-Z0-9._/-]{0,12}",
+        "\\PC{0,10}",
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    /// `create api` with any names either succeeds inside the project or exits 1 with the
+    /// tree (and everything beside it) exactly as it was.
+    #[test]
+    fn create_api_with_any_names_succeeds_inside_or_changes_nothing(
+        group in typed_name(),
+        version in typed_name(),
+        kind in typed_name(),
+        plural in proptest::option::of(typed_name()),
+    ) {
+        let outer = tempfile::tempdir().unwrap();
+        let project = outer.path().join("p");
+        common::copy_tree(initialised(), &project);
+        let before = common::snapshot(outer.path());
+        let mut args = vec!["create", "api", "--group", &group, "--version", &version, "--kind", &kind];
+        if let Some(plural) = &plural {
+            args.extend(["--plural", plural.as_str()]);
+        }
+        let out = common::rsbuilder(&project, &args);
+        let after = common::snapshot(outer.path());
+        let stderr = common::stderr(&out);
+        prop_assert!(!stderr.contains("panicked"), "{stderr}");
+        match out.status.code() {
+            Some(0) => {
+                for path in after.keys().filter(|p| !before.contains_key(*p)) {
+                    prop_assert!(path.starts_with("p"), "{} written outside", path.display());
+                }
+            }
+            Some(1) | Some(2) => prop_assert_eq!(&after, &before, "{}", stderr),
+            other => prop_assert!(false, "exit {other:?}: {stderr}"),
         }
     }
 }
