@@ -2,7 +2,7 @@
 //! order and formatting of everything else survive), and kustomization lists as YAML
 //! ([`yaml_list`](super::yaml_list)). Every edit is idempotent.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use toml_edit::{Array, ArrayOfTables, DocumentMut, Item, Table, Value, value};
 
 use super::has_marker;
@@ -133,7 +133,8 @@ fn yaml_section(text: &str, marker: &str, block: &str) -> Result<String> {
         return Ok(text.to_string());
     }
     let lists: serde_yaml::Mapping = serde_yaml::from_str(block)?;
-    let doc: serde_yaml::Value = serde_yaml::from_str(text).context("it is not valid YAML")?;
+    let doc: serde_yaml::Value =
+        serde_yaml::from_str(text).map_err(|e| anyhow!("it is not valid YAML: {e}"))?;
     if lists.keys().all(|key| doc.get(key).is_none()) {
         let mut out = text.to_string();
         if !out.is_empty() && !out.ends_with('\n') {
