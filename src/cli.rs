@@ -106,7 +106,13 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     let out = Output::detect(cli.global.quiet, cli.global.verbose);
-    match dispatch(cli, out) {
+    // Commands read Rust, which recurses as deep as the input nests: see crate::syntax.
+    let result = crate::syntax::with_big_stack(|| dispatch(cli, out)).unwrap_or_else(|e| {
+        Err(anyhow::anyhow!(
+            "cannot start rsbuilder's worker thread: {e}"
+        ))
+    });
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             if out.verbose {

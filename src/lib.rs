@@ -3,8 +3,10 @@
 pub mod cli;
 pub mod commands;
 pub mod crd;
+pub mod errors;
 pub mod names;
 pub mod project;
 pub mod rbac;
 pub mod scaffold;
+pub mod syntax;
 pub mod webhook;

@@ -3,11 +3,19 @@
 //! The rules are Kubernetes' own (DNS-1123 / DNS-1035) plus what Rust needs from a
 //! type or module name. Because `/` and `..` can never pass them, they also keep
 //! generated paths inside the project.
+//!
+//! The names a CustomResourceDefinition carries follow the API server's validation of
+//! CRDs (apiextensions-apiserver, `ValidateCustomResourceDefinitionSpec` and
+//! `ValidateCustomResourceDefinitionNames`): the group is a DNS-1123 subdomain with at
+//! least one dot; versions, plurals, singulars, short names and categories are DNS-1035
+//! labels; a kind and its list kind (`<Kind>List`) are DNS-1035 labels once lowercased.
 
 use anyhow::{Result, bail};
 
 const MAX_LABEL: usize = 63;
 const MAX_SUBDOMAIN: usize = 253;
+/// A kind's list kind, `<Kind>List`, must fit in a label too.
+const MAX_KIND: usize = MAX_LABEL - "List".len();
 
 fn is_dns1123_label(s: &str) -> bool {
     let bytes = s.as_bytes();
@@ -20,12 +28,99 @@ fn is_dns1123_label(s: &str) -> bool {
         && bytes[bytes.len() - 1].is_ascii_alphanumeric()
 }
 
-/// A DNS-1123 label: project names and plurals.
+/// A DNS-1035 label: a DNS-1123 label that starts with a letter.
+fn is_dns1035_label(s: &str) -> bool {
+    is_dns1123_label(s) && s.as_bytes()[0].is_ascii_lowercase()
+}
+
+/// A DNS-1123 label: project names.
 pub fn label(what: &str, value: &str) -> Result<()> {
     if !is_dns1123_label(value) {
         bail!(
             "invalid {what} {value:?}: it must be a DNS-1123 label (at most 63 lowercase \
              letters, digits or '-', starting and ending with a letter or digit), e.g. \"my-operator\""
+        );
+    }
+    Ok(())
+}
+
+/// A DNS-1035 label: the API server's rule for plurals, singulars, short names,
+/// categories and version names of a CRD.
+pub fn dns1035_label(what: &str, value: &str) -> Result<()> {
+    if !is_dns1035_label(value) {
+        bail!(
+            "invalid {what} {value:?}: it must be a DNS-1035 label (at most 63 lowercase \
+             letters, digits or '-', starting with a letter and ending with a letter or digit), e.g. \"cronjobs\""
+        );
+    }
+    Ok(())
+}
+
+/// A plural resource name, as the API server accepts it in a CRD.
+pub fn plural(value: &str) -> Result<()> {
+    dns1035_label("plural", value)
+}
+
+/// The group of a CRD: a DNS-1123 subdomain with at least one dot, so that no CRD takes a
+/// group of Kubernetes' own (`apps`, `batch`, ...).
+pub fn crd_group(value: &str) -> Result<()> {
+    subdomain("group", value)?;
+    if !value.contains('.') {
+        bail!(
+            "invalid group {value:?}: the group of a CustomResourceDefinition must be a domain \
+             with at least one dot, e.g. \"{value}.example.com\""
+        );
+    }
+    Ok(())
+}
+
+/// A version name as the API server serves it: any DNS-1035 label (rsbuilder scaffolds
+/// only those [`version`] accepts, but reads any the API server would).
+pub fn served_version(value: &str) -> Result<()> {
+    dns1035_label("version", value)
+}
+
+/// A kind as the API server serves it: letters, digits and '-' starting with a letter,
+/// short enough for its list kind; here also a Rust type name, so without '-'.
+pub fn served_kind(value: &str) -> Result<()> {
+    let ok = value
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic())
+        && value.chars().all(|c| c.is_ascii_alphanumeric())
+        && value.len() <= MAX_KIND;
+    if !ok {
+        bail!(
+            "invalid kind {value:?}: it must start with a letter and contain only letters and \
+             digits (at most {MAX_KIND}, so that its list kind {value}List fits in 63), e.g. \"CronJob\""
+        );
+    }
+    Ok(())
+}
+
+/// Free text that lands in generated files (`--owner`): one line of printable text.
+/// Control characters (a newline would end the comment it is written into and turn the
+/// rest into code), line separators and bidirectional overrides (which rustc rejects in
+/// comments, and which make code read differently from how it compiles) are refused.
+pub fn free_text(what: &str, value: &str) -> Result<()> {
+    let bad = value.chars().find(|c| {
+        c.is_control()
+            || matches!(
+                c,
+                '\u{061C}'
+                    | '\u{200E}'
+                    | '\u{200F}'
+                    | '\u{2028}'
+                    | '\u{2029}'
+                    | '\u{202A}'..='\u{202E}'
+                    | '\u{2066}'..='\u{2069}'
+            )
+    });
+    if let Some(c) = bad {
+        bail!(
+            "invalid {what} {value:?}: it must be one line of printable text, without {:?} \
+             (no newlines, tabs, other control characters or bidirectional overrides)",
+            c
         );
     }
     Ok(())
@@ -57,6 +152,16 @@ pub fn version(value: &str) -> Result<()> {
 /// Returns a key that sorts ascending in that priority (v1alpha1 < v1beta1 < v1 < v2).
 pub fn version_priority(value: &str) -> Option<(u8, u32, u32)> {
     parse_version(value).map(|(major, stage, minor)| (stage, major, minor))
+}
+
+/// A key that sorts every version ascending in Kubernetes' priority: the versions that do
+/// not look like `v<N>[alpha|beta<M>]` rank below all that do, among themselves in
+/// reverse alphabetical order (the API server lists them alphabetically after the others).
+pub fn version_order(value: &str) -> (Option<(u8, u32, u32)>, std::cmp::Reverse<String>) {
+    (
+        version_priority(value),
+        std::cmp::Reverse(value.to_string()),
+    )
 }
 
 fn parse_version(value: &str) -> Option<(u32, u8, u32)> {
@@ -99,10 +204,11 @@ const RESERVED_KINDS: &[&str] = &[
 pub fn kind(value: &str) -> Result<()> {
     let first_upper = value.chars().next().is_some_and(|c| c.is_ascii_uppercase());
     let alnum = value.chars().all(|c| c.is_ascii_alphanumeric());
-    if !first_upper || !alnum || value.len() > MAX_LABEL {
+    if !first_upper || !alnum || value.len() > MAX_KIND {
         bail!(
             "invalid kind {value:?}: it must be PascalCase, start with an uppercase letter and \
-             contain only letters and digits (at most 63), e.g. \"CronJob\""
+             contain only letters and digits (at most {MAX_KIND}, so that its list kind \
+             {value}List fits in 63), e.g. \"CronJob\""
         );
     }
     if RESERVED_KINDS.contains(&value) {
@@ -200,5 +306,78 @@ mod tests {
         for bad in ["cronJob", "Self", "Type", "Crd-Job", "", "Cron_Job", "../X"] {
             assert!(kind(bad).is_err(), "{bad}");
         }
+        // The API server refuses a list kind longer than a label.
+        assert!(kind(&format!("A{}", "b".repeat(58))).is_ok());
+        assert!(kind(&format!("A{}", "b".repeat(59))).is_err());
+    }
+
+    #[test]
+    fn crd_names_follow_the_api_server() {
+        for ok in ["a.b", "batch.example.com", "x-1.io"] {
+            assert!(crd_group(ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "batch",
+            "",
+            "/tmp/x/evil",
+            "../../../x/evil",
+            "a..b",
+            "A.b",
+            ".a",
+        ] {
+            assert!(crd_group(bad).is_err(), "{bad}");
+        }
+        for ok in ["cronjobs", "a", "a-1"] {
+            assert!(plural(ok).is_ok(), "{ok}");
+        }
+        for bad in ["1abc", "", "a/b", "..", "Cronjobs", "a-"] {
+            assert!(plural(bad).is_err(), "{bad}");
+        }
+        for ok in ["v1", "v1beta1", "v2foo", "stable"] {
+            assert!(served_version(ok).is_ok(), "{ok}");
+        }
+        for bad in ["1", "V1", "v1/../x", "", "v1."] {
+            assert!(served_version(bad).is_err(), "{bad}");
+        }
+        for ok in ["CronJob", "cronJob", "A1"] {
+            assert!(served_kind(ok).is_ok(), "{ok}");
+        }
+        for bad in ["1A", "Cron-Job", "Cron_Job", "", "a/b"] {
+            assert!(served_kind(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn free_text_is_one_printable_line() {
+        for ok in [
+            "",
+            "Example Inc.",
+            "Jörg & Söhne <j@example.com>",
+            "株式会社",
+        ] {
+            assert!(free_text("owner", ok).is_ok(), "{ok}");
+        }
+        for bad in [
+            "a\nfn main() {}",
+            "a\rb",
+            "a\tb",
+            "a\0",
+            "a\u{1b}[31m",
+            "a\u{85}b",
+            "a\u{2028}b",
+            "a\u{202e}b",
+            "a\u{2066}b",
+        ] {
+            let err = free_text("owner", bad).unwrap_err().to_string();
+            assert!(err.starts_with("invalid owner"), "{err}");
+            assert!(!err.contains('\n'), "the message is one line: {err}");
+        }
+    }
+
+    #[test]
+    fn every_version_has_a_place_in_kubernetes_order() {
+        let mut v = vec!["v1", "foo10", "v2beta1", "foo1", "v1alpha1"];
+        v.sort_by_key(|s| version_order(s));
+        assert_eq!(v, ["foo10", "foo1", "v1alpha1", "v2beta1", "v1"]);
     }
 }

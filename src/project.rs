@@ -1,9 +1,16 @@
 //! The PROJECT file: the single record of what rsbuilder scaffolded (DESIGN §3).
+//!
+//! PROJECT is read back and trusted to name files (a resource's types file, the modules
+//! and manifests derived from its group, version, kind and plural), so it is validated on
+//! read with the rules the command line follows: a hand-edited or foreign PROJECT is one
+//! clear error, never a path outside the project.
 
-use std::path::Path;
+use std::path::{Component, Path};
 
-use anyhow::{Context, Result};
+use anyhow::{Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
+
+use crate::names;
 
 pub const FILE: &str = "PROJECT";
 pub const LAYOUT: &str = "rsbuilder.io/v1";
@@ -58,6 +65,43 @@ impl Webhooks {
     }
 }
 
+impl Resource {
+    /// The rules `create api` and `create webhook` apply to their arguments.
+    fn validate(&self) -> Result<()> {
+        names::subdomain("group", &self.group)?;
+        names::version(&self.version)?;
+        names::kind(&self.kind)?;
+        names::plural(&self.plural)?;
+        match &self.path {
+            Some(path) => {
+                names::subdomain("domain", &self.domain)?;
+                types_path(path)?;
+            }
+            // A built-in kind (a controller only) has no domain of this project.
+            None if self.domain.is_empty() => {}
+            None => names::subdomain("domain", &self.domain)?,
+        }
+        for spoke in &self.webhooks.spoke {
+            names::version(spoke)?;
+        }
+        Ok(())
+    }
+}
+
+/// A types file: a `.rs` path relative to the project root that stays inside it.
+fn types_path(path: &str) -> Result<()> {
+    let p = Path::new(path);
+    let inside = p.components().all(|c| matches!(c, Component::Normal(_)))
+        && p.components().next().is_some();
+    if !inside || !path.ends_with(".rs") || path.contains('\\') {
+        bail!(
+            "invalid path {path:?}: it must be the types file's path relative to the project \
+             root, without `..`, e.g. \"src/api/batch/v1/cron_job.rs\""
+        );
+    }
+    Ok(())
+}
+
 impl Project {
     pub fn new(domain: &str, project_name: &str, namespaced: bool) -> Self {
         Self {
@@ -71,19 +115,62 @@ impl Project {
         }
     }
 
-    /// Reads `PROJECT` from the project root, explaining what to do when it is missing.
+    /// Reads and validates `PROJECT` from the project root, explaining what to do when it
+    /// is missing.
     pub fn load(root: &Path) -> Result<Self> {
         let path = root.join(FILE);
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => anyhow::bail!(
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
                 "{} is not an rsbuilder project (no PROJECT file); run `rsbuilder init` first",
                 root.display()
             ),
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+            Err(e) => bail!("cannot read {}: {e}", path.display()),
         };
-        serde_yaml::from_str(&text)
-            .with_context(|| format!("{} is not a valid PROJECT file", path.display()))
+        Self::parse(&text)
+            .map_err(|e| anyhow!("{} is not a valid PROJECT file: {e}", path.display()))
+    }
+
+    /// A PROJECT file's contents, validated.
+    pub fn parse(text: &str) -> Result<Self> {
+        let project: Self = serde_yaml::from_str(text)?;
+        project.validate()?;
+        Ok(project)
+    }
+
+    fn validate(&self) -> Result<()> {
+        if self.version != FORMAT_VERSION {
+            bail!(
+                "version {:?} is not the version this rsbuilder ({}) reads, {FORMAT_VERSION:?}; \
+                 use the rsbuilder that wrote it",
+                self.version,
+                env!("CARGO_PKG_VERSION")
+            );
+        }
+        if self.layout != LAYOUT {
+            let hint = if self.layout.contains("kubebuilder") {
+                " (this is a kubebuilder project, not an rsbuilder one)"
+            } else {
+                ""
+            };
+            bail!(
+                "layout {:?} is not {LAYOUT:?}, the only one rsbuilder knows{hint}",
+                self.layout
+            );
+        }
+        names::subdomain("domain", &self.domain)?;
+        names::label("project name", &self.project_name)?;
+        for (i, r) in self.resources.iter().enumerate() {
+            r.validate().map_err(|e| {
+                anyhow!(
+                    "resources[{i}] ({} {}/{}): {e}",
+                    r.kind.escape_debug(),
+                    r.group.escape_debug(),
+                    r.version.escape_debug()
+                )
+            })?;
+        }
+        Ok(())
     }
 
     pub fn to_yaml(&self) -> String {

@@ -14,6 +14,8 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::cli::{Cli, Global};
 use crate::commands::create::source::kube_info;
+use crate::crd::diagnostics::in_file;
+use crate::errors::During;
 use crate::project::{Project, Resource};
 use crate::scaffold::Output;
 
@@ -118,12 +120,11 @@ fn replay(global: &Global, input: &Path, output: &Path, commands: &[Vec<String>]
         },
     };
     for args in commands {
-        execute(&quiet, args)
-            .with_context(|| format!("replaying `rsbuilder {}`", args.join(" ")))?;
+        execute(&quiet, args).during(|| format!("replaying `rsbuilder {}`", args.join(" ")))?;
     }
     let copied = copy_user_sources(input, output)?;
     execute(&quiet, &["generate".into(), "manifests".into()])
-        .context("regenerating the manifests")?;
+        .during(|| "regenerating the manifests from the carried-over sources".into())?;
     Ok(copied)
 }
 
@@ -244,8 +245,8 @@ fn storage_versions(input: &Path, project: &Project) -> Result<Vec<(String, Stri
     for r in &project.resources {
         let Some(path) = &r.path else { continue };
         let text = std::fs::read_to_string(input.join(path))
-            .with_context(|| format!("cannot read {path}"))?;
-        let info = kube_info(&text, &r.kind).with_context(|| format!("cannot read {path}"))?;
+            .map_err(|e| anyhow::anyhow!("cannot read {path}: {e}"))?;
+        let info = kube_info(&text, &r.kind).map_err(|e| in_file(path, e))?;
         let first = seen.insert((r.group.clone(), r.kind.clone()));
         if info.is_some_and(|i| i.storage) && !first {
             edits.push((r.group.clone(), r.kind.clone(), r.version.clone()));

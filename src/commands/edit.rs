@@ -12,6 +12,7 @@ use heck::ToSnakeCase;
 use crate::cli::Global;
 use crate::commands::create::{source, sources_with};
 use crate::commands::write_plan;
+use crate::crd::diagnostics::in_file;
 use crate::names;
 use crate::project::{Project, Resource};
 use crate::scaffold::{DiskTree, Plan, Tree};
@@ -55,6 +56,8 @@ pub fn plan(root: &Path, tree: &dyn Tree, project: &Project, args: &EditArgs) ->
         );
     }
 
+    check_hub(&versions, &api_group, &args.storage_version)?;
+
     let mut plan = Plan::new();
     for r in &versions {
         let path = r.path.clone().unwrap_or_default();
@@ -66,7 +69,7 @@ pub fn plan(root: &Path, tree: &dyn Tree, project: &Project, args: &EditArgs) ->
         })?;
         let stored = r.version == args.storage_version;
         let edited =
-            source::set_storage(&text, &args.kind, stored).map_err(|e| anyhow!("{path}: {e}"))?;
+            source::set_storage(&text, &args.kind, stored).map_err(|e| in_file(&path, e))?;
         plan.generate(&path, edited);
     }
     let kind_snake = args.kind.to_snake_case();
@@ -78,7 +81,7 @@ pub fn plan(root: &Path, tree: &dyn Tree, project: &Project, args: &EditArgs) ->
         )
     })?;
     let moved = source::set_storage_alias(&text, &kind_snake, &args.storage_version)
-        .map_err(|e| anyhow!("{group_path}: {e}"))?;
+        .map_err(|e| in_file(&group_path, e))?;
     plan.generate(&group_path, moved);
 
     let changes = plan.resolve(tree, false)?;
@@ -96,6 +99,27 @@ pub fn plan(root: &Path, tree: &dyn Tree, project: &Project, args: &EditArgs) ->
         .with_context(|| format!("the CRD generator found no {file} in src/api"))?;
     plan.generate(format!("config/crd/bases/{file}"), yaml.clone());
     Ok(plan)
+}
+
+/// A kind with a conversion webhook converts through its hub, which is its storage version
+/// (DESIGN §6). Moving the storage version would mean moving the hub, and regenerating the
+/// conversion code the user completed around another version: refuse, and say so.
+fn check_hub(versions: &[&Resource], api_group: &str, storage: &str) -> Result<()> {
+    let Some(hub) = versions.iter().find(|r| r.webhooks.conversion) else {
+        return Ok(());
+    };
+    if hub.version == storage {
+        return Ok(());
+    }
+    let group_mod = hub.group.replace(['-', '.'], "_");
+    bail!(
+        "{kind} ({api_group}) converts through the hub {hub_version}, which must stay its storage \
+         version; moving it to {storage} would regenerate the conversion code you completed in \
+         src/api/{group_mod}/*/{kind_snake}_conversion.rs, which rsbuilder does not do",
+        kind = hub.kind,
+        hub_version = hub.version,
+        kind_snake = hub.kind.to_snake_case(),
+    )
 }
 
 /// Every version of the kind named by `args`, from PROJECT.

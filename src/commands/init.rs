@@ -86,6 +86,7 @@ pub fn run(global: &Global, args: InitArgs) -> Result<()> {
     };
     names::label("project name", &project_name)?;
     names::subdomain("domain", &args.domain)?;
+    names::free_text("owner", &args.owner)?;
 
     let ctx = context(
         &project_name,

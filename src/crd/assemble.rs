@@ -21,7 +21,7 @@ use super::model::{Index, ItemRef, TypeItem, derives};
 use super::schema::{Builder, Ctx, add_common, add_post};
 use super::transforms;
 use super::typeops::{Op, Slot, apply, with_slot};
-use crate::names::version_priority;
+use crate::names::version_order;
 
 /// One `#[derive(CustomResource)]` struct and its `#[kube]` attributes.
 pub struct Resource<'a> {
@@ -342,17 +342,7 @@ pub fn merge(built: Vec<Built>, diags: &mut Vec<Diagnostic>) -> Vec<CustomResour
     let mut out = Vec::new();
     for ((group, kind), mut versions) in groups {
         let mut ok = true;
-        for v in &versions {
-            let name = &v.crd.spec.versions[0].name;
-            if version_priority(name).is_none() {
-                diags.push(Diagnostic::at(&v.path, v.span, format!("invalid version {name:?} of {kind}.{group}: it must look like v1, v2beta1 or v1alpha2")));
-                ok = false;
-            }
-        }
-        if !ok {
-            continue;
-        }
-        versions.sort_by_key(|v| version_priority(&v.crd.spec.versions[0].name));
+        versions.sort_by_key(|v| version_order(&v.crd.spec.versions[0].name));
         for pair in versions.windows(2) {
             if pair[0].crd.spec.versions[0].name == pair[1].crd.spec.versions[0].name {
                 let name = &pair[1].crd.spec.versions[0].name;

@@ -12,18 +12,28 @@ use super::attrs::kube::string_expr;
 use super::attrs::serde::{DefaultAttr, SerdeField};
 use super::attrs::{self, Unsupported, lit_bool, lit_number, span_of};
 use super::model::{ItemRef, TypeItem, derives};
-use super::resolve::Shape;
+use super::resolve::{MAX_TYPE_NESTING, Shape};
 use super::schema::{Builder, Ctx, field_name, unraw};
 use super::typeops::{Prim, Wrapper};
 
 pub struct Defaults<'b, 'i, 'a> {
-    pub builder: &'b mut Builder<'i, 'a>,
+    builder: &'b mut Builder<'i, 'a>,
+    /// Derived `Default`s being evaluated, innermost last (a struct's default is its
+    /// fields' defaults).
+    nesting: usize,
 }
 
 /// `Err` carries the refusal; the caller turns it into a diagnostic.
 type R<T> = Result<T, Unsupported>;
 
-impl<'a> Defaults<'_, '_, 'a> {
+impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
+    pub fn new(builder: &'b mut Builder<'i, 'a>) -> Self {
+        Self {
+            builder,
+            nesting: 0,
+        }
+    }
+
     /// The `"default"` of a field: `Some(None)` when `skip_serializing_if` drops it,
     /// `None` after reporting a refusal.
     pub fn field_default(
@@ -104,6 +114,22 @@ impl<'a> Defaults<'_, '_, 'a> {
 
     /// A derived `Default` of a struct or enum from the sources, serialized.
     fn user_default(&mut self, item: &ItemRef<'a>, span: Span) -> R<Value> {
+        if self.nesting >= MAX_TYPE_NESTING {
+            return Err(Unsupported::new(
+                span,
+                format!("the default of `{}`", item.item.ident()),
+                format!(
+                    "it is made of defaults nested more than {MAX_TYPE_NESTING} types deep (or of itself)"
+                ),
+            ));
+        }
+        self.nesting += 1;
+        let value = self.derived_default(item, span);
+        self.nesting -= 1;
+        value
+    }
+
+    fn derived_default(&mut self, item: &ItemRef<'a>, span: Span) -> R<Value> {
         let ident = item.item.ident();
         if !derives(item.item.attrs(), "Default") {
             return Err(Unsupported::new(

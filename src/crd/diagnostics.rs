@@ -43,6 +43,21 @@ impl Diagnostic {
     }
 }
 
+impl std::error::Error for Diagnostic {}
+
+/// `e`, about the contents of `path`: a [`Diagnostic`] gets the path (`path:line:col: ...`),
+/// any other error is prefixed with it.
+pub fn in_file(path: impl AsRef<Path>, e: anyhow::Error) -> anyhow::Error {
+    let path = path.as_ref();
+    match e.downcast::<Diagnostic>() {
+        Ok(d) => anyhow::Error::new(Diagnostic {
+            path: path.to_path_buf(),
+            ..d
+        }),
+        Err(e) => anyhow::anyhow!("{}: {e}", path.display()),
+    }
+}
+
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.line == 0 {

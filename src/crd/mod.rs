@@ -32,7 +32,7 @@ pub mod typeops;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Result, anyhow};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
 pub use diagnostics::{Diagnostic, Diagnostics};
@@ -65,7 +65,7 @@ pub fn generate_crds(sources: &[SourceFile]) -> Result<Vec<CustomResourceDefinit
     let base = common_dir(sources);
     let mut files = Vec::new();
     for src in sources {
-        match syn::parse_file(&src.text) {
+        match crate::syntax::parse_file(&src.text) {
             Ok(ast) => files.push(model::ParsedFile {
                 module: model::module_path_for(&src.path, &base),
                 path: src.path.clone(),
@@ -111,58 +111,59 @@ pub fn generate_crds(sources: &[SourceFile]) -> Result<Vec<CustomResourceDefinit
 
 /// Reads every `.rs` file under `paths` (files or directories, recursively), sorted by path.
 pub fn collect_sources(paths: &[PathBuf]) -> Result<Vec<SourceFile>> {
+    collect_sources_in(Path::new(""), paths)
+}
+
+/// [`collect_sources`] for `paths` relative to `root`; the returned paths (and those in
+/// errors) stay relative, so they read like the command line whatever `-C` said.
+pub fn collect_sources_in(root: &Path, paths: &[PathBuf]) -> Result<Vec<SourceFile>> {
     let mut found = Vec::new();
     for p in paths {
-        walk(p, &mut found)
-            .with_context(|| format!("reading Rust sources under {}", p.display()))?;
+        walk(root, p, &mut found)?;
     }
     found.sort();
     found.dedup();
     found
         .into_iter()
         .map(|path| {
-            let text = std::fs::read_to_string(&path)
-                .with_context(|| format!("reading {}", path.display()))?;
+            let text = read_source(&root.join(&path), &path)?;
             Ok(SourceFile { path, text })
         })
         .collect()
 }
 
-/// [`collect_sources`] for `paths` relative to `root`; the returned paths stay relative,
-/// so diagnostics read like the command line whatever `-C` said.
-pub fn collect_sources_in(root: &Path, paths: &[PathBuf]) -> Result<Vec<SourceFile>> {
-    let absolute: Vec<PathBuf> = paths.iter().map(|p| root.join(p)).collect();
-    Ok(collect_sources(&absolute)?
-        .into_iter()
-        .map(|s| SourceFile {
-            path: s
-                .path
-                .strip_prefix(root)
-                .map(PathBuf::from)
-                .unwrap_or(s.path),
-            text: s.text,
-        })
-        .collect())
+/// A source file's text; the error names the file as `shown` and the cause.
+fn read_source(path: &Path, shown: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidData => anyhow!(
+            "{} is not UTF-8 text; rsbuilder reads Rust sources as UTF-8",
+            shown.display()
+        ),
+        _ => anyhow!("cannot read {}: {e}", shown.display()),
+    })
 }
 
-fn walk(p: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    let meta = std::fs::metadata(p).with_context(|| format!("{} does not exist", p.display()))?;
+/// Collects the `.rs` files at or under `root/rel`, as paths relative to `root`.
+fn walk(root: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    let cannot_read = |e: std::io::Error| anyhow!("cannot read {}: {e}", rel.display());
+    let full = root.join(rel);
+    let meta = std::fs::metadata(&full).map_err(cannot_read)?;
     if meta.is_file() {
-        if p.extension().is_some_and(|e| e == "rs") {
-            out.push(p.to_path_buf());
+        if rel.extension().is_some_and(|e| e == "rs") {
+            out.push(rel.to_path_buf());
         }
         return Ok(());
     }
-    for entry in std::fs::read_dir(p)? {
-        let path = entry?.path();
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_default();
-        if name.starts_with('.') || name == "target" {
+    for entry in std::fs::read_dir(&full).map_err(cannot_read)? {
+        let name = entry.map_err(cannot_read)?.file_name();
+        // Hidden directories, and cargo's build directory (which it marks with a
+        // CACHEDIR.TAG), hold no sources; a group may well be called `target`.
+        if name.to_string_lossy().starts_with('.')
+            || full.join(&name).join("CACHEDIR.TAG").is_file()
+        {
             continue;
         }
-        walk(&path, out)?;
+        walk(root, &rel.join(name), out)?;
     }
     Ok(())
 }

@@ -37,6 +37,12 @@ enum Target<'a> {
 
 const MAX_DEPTH: usize = 24;
 
+/// How deep the types of the sources may nest (a field of a struct in a field of a
+/// struct ...) for the walks that follow them: the schema builder, the conversion
+/// generator. Real API types stay within a dozen; the limit keeps a hostile chain of
+/// thousands of structs from exhausting the stack or the clock.
+pub const MAX_TYPE_NESTING: usize = 64;
+
 pub struct Resolver<'i, 'a> {
     pub index: &'i Index<'a>,
 }

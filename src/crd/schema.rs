@@ -20,7 +20,7 @@ use super::attrs::{self, Unsupported, kube::XKube, span_of};
 use super::defaults::Defaults;
 use super::diagnostics::Diagnostic;
 use super::model::{Index, ItemRef, TypeItem, derives};
-use super::resolve::{Resolver, Shape};
+use super::resolve::{MAX_TYPE_NESTING, Resolver, Shape};
 use super::typeops::{Op, Slot, apply, with_slot};
 
 /// Builds schemas for one CRD version with one generator (kube-derive's settings).
@@ -118,6 +118,17 @@ impl<'i, 'a> Builder<'i, 'a> {
                     ident.span(),
                     format!("recursive type `{ident}`"),
                     "schemars would emit a `$ref`, which CRDs do not allow",
+                ),
+            );
+            return None;
+        }
+        if self.stack.len() >= MAX_TYPE_NESTING {
+            self.refuse(
+                &ctx,
+                Unsupported::new(
+                    ident.span(),
+                    format!("type `{ident}`"),
+                    format!("it is nested more than {MAX_TYPE_NESTING} types deep"),
                 ),
             );
             return None;
@@ -355,7 +366,7 @@ impl<'i, 'a> Builder<'i, 'a> {
                 DefaultAttr::Default(s) | DefaultAttr::Path(_, s) => *s,
                 DefaultAttr::None => span_of(field),
             };
-            let value = Defaults { builder: self }.field_default(ctx, &sf, &shape, span)?;
+            let value = Defaults::new(self).field_default(ctx, &sf, &shape, span)?;
             if let Some(v) = value {
                 sub.insert("default".into(), v);
             }

@@ -1,11 +1,12 @@
 //! Structural edits of files the user owns: `Cargo.toml` through toml_edit (comments,
-//! order and formatting of everything else survive), and whole sections appended once to
-//! files that predate a marker. Every edit is idempotent.
+//! order and formatting of everything else survive), and kustomization lists as YAML
+//! ([`yaml_list`](super::yaml_list)). Every edit is idempotent.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use toml_edit::{Array, ArrayOfTables, DocumentMut, Item, Table, Value, value};
 
 use super::has_marker;
+use super::yaml_list::{ListAt, ListEntries};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Edit {
@@ -20,9 +21,12 @@ pub enum Edit {
     CargoFeatures { name: String, features: Vec<String> },
     /// A `[[bench]]` target with `harness = false`, unless one has the name.
     CargoBench { name: String },
-    /// `block` appended to the file, unless the file has the scaffold marker `marker`
-    /// (which `block` carries): a new marker section for a file scaffolded without it.
-    AppendUnlessMarker { marker: String, block: String },
+    /// Top-level YAML lists (`block`, which carries the scaffold marker `marker`) for a
+    /// kustomization scaffolded without them: appended as written when the file has none
+    /// of the block's keys, else their entries merged into the file's lists.
+    YamlSection { marker: String, block: String },
+    /// Entries of a kustomization list, at its marker or merged into it as YAML.
+    YamlList(ListEntries),
 }
 
 impl Edit {
@@ -31,26 +35,14 @@ impl Edit {
         match self {
             Edit::CargoDependency { .. } | Edit::CargoFeatures { .. } => "add a dependency",
             Edit::CargoBench { .. } => "register a benchmark",
-            Edit::AppendUnlessMarker { .. } => "register new code",
+            Edit::YamlSection { .. } | Edit::YamlList(_) => "register new code",
         }
     }
 
     pub fn apply(&self, text: &str) -> Result<String> {
         match self {
-            Edit::AppendUnlessMarker { marker, block } => {
-                if has_marker(text, marker) {
-                    return Ok(text.to_string());
-                }
-                let mut out = text.to_string();
-                if !out.is_empty() && !out.ends_with('\n') {
-                    out.push('\n');
-                }
-                out.push_str(block);
-                if !out.ends_with('\n') {
-                    out.push('\n');
-                }
-                Ok(out)
-            }
+            Edit::YamlSection { marker, block } => yaml_section(text, marker, block),
+            Edit::YamlList(entries) => entries.apply(text),
             Edit::CargoDependency {
                 section,
                 name,
@@ -134,6 +126,40 @@ impl Edit {
             }
         }
     }
+}
+
+fn yaml_section(text: &str, marker: &str, block: &str) -> Result<String> {
+    if has_marker(text, marker) {
+        return Ok(text.to_string());
+    }
+    let lists: serde_yaml::Mapping = serde_yaml::from_str(block)?;
+    let doc: serde_yaml::Value =
+        serde_yaml::from_str(text).map_err(|e| anyhow!("it is not valid YAML: {e}"))?;
+    if lists.keys().all(|key| doc.get(key).is_none()) {
+        let mut out = text.to_string();
+        if !out.is_empty() && !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(block);
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        return Ok(out);
+    }
+    let mut out = text.to_string();
+    for (key, entries) in &lists {
+        let (Some(key), serde_yaml::Value::Sequence(entries)) = (key.as_str(), entries) else {
+            continue;
+        };
+        out = ListEntries {
+            list: ListAt::Key(key.to_string()),
+            marker: marker.to_string(),
+            fragment: serde_yaml::to_string(entries)?,
+            identity: None,
+        }
+        .apply(&out)?;
+    }
+    Ok(out)
 }
 
 fn parse(text: &str) -> Result<DocumentMut> {
@@ -221,17 +247,32 @@ lto = "thin"
         assert_eq!(edit.apply(&once).unwrap(), once);
     }
 
-    #[test]
-    fn blocks_are_appended_unless_their_marker_is_there() {
-        let edit = Edit::AppendUnlessMarker {
+    const SECTION: &str =
+        "patches:\n# +rsbuilder:scaffold:crd-patches\nconfigurations:\n- k.yaml\n";
+
+    fn section() -> Edit {
+        Edit::YamlSection {
             marker: "crd-patches".into(),
-            block: "patches:\n# +rsbuilder:scaffold:crd-patches\n".into(),
-        };
-        let once = edit.apply("resources:\n- a.yaml").unwrap();
+            block: SECTION.into(),
+        }
+    }
+
+    #[test]
+    fn sections_are_appended_unless_their_marker_is_there() {
+        let once = section().apply("resources:\n- a.yaml").unwrap();
+        assert_eq!(once, format!("resources:\n- a.yaml\n{SECTION}"));
+        assert_eq!(section().apply(&once).unwrap(), once);
+    }
+
+    #[test]
+    fn sections_merge_into_lists_the_file_has() {
+        let text =
+            "resources:\n- a.yaml\npatches:\n- path: mine.yaml\nconfigurations:\n- mine.yaml\n";
+        let out = section().apply(text).unwrap();
         assert_eq!(
-            once,
-            "resources:\n- a.yaml\npatches:\n# +rsbuilder:scaffold:crd-patches\n"
+            out,
+            "resources:\n- a.yaml\npatches:\n- path: mine.yaml\nconfigurations:\n- mine.yaml\n- k.yaml\n"
         );
-        assert_eq!(edit.apply(&once).unwrap(), once);
+        assert_eq!(section().apply(&out).unwrap(), out);
     }
 }

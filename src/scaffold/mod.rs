@@ -8,6 +8,7 @@ mod plan;
 mod render;
 mod report;
 mod tree;
+mod yaml_list;
 
 pub use edit::Edit;
 pub use markers::{has_marker, insert_before_marker};
@@ -15,3 +16,4 @@ pub use plan::{Change, FileAction, Plan};
 pub use render::Renderer;
 pub use report::{Output, print_changes};
 pub use tree::{DiskTree, MemTree, Tree};
+pub use yaml_list::{ListAt, ListEntries};

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
-use super::{Edit, Tree, insert_before_marker};
+use super::{Edit, ListEntries, Tree, insert_before_marker};
 
 /// One intended change to one file. Paths are relative to the project root.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,6 +65,11 @@ impl Plan {
             marker: marker.into(),
             fragment: fragment.into(),
         });
+    }
+
+    /// Entries of a list of a kustomization file (see [`ListEntries`]).
+    pub fn add_to_list(&mut self, path: impl Into<PathBuf>, entries: ListEntries) {
+        self.edit(path, Edit::YamlList(entries));
     }
 
     pub fn edit(&mut self, path: impl Into<PathBuf>, edit: Edit) {

@@ -15,13 +15,13 @@ use syn::ext::IdentExt;
 use syn::{Fields, Type};
 
 use super::emit::{self, Expr, Field, atom, call, chain, vec_of};
-use crate::crd::SourceFile;
 use crate::crd::assemble;
 use crate::crd::attrs::serde as serde_attrs;
 use crate::crd::k8s_types::K8sType;
 use crate::crd::model::{self, Index, ItemRef, ParsedFile, TypeItem};
-use crate::crd::resolve::{Resolver, Shape};
+use crate::crd::resolve::{MAX_TYPE_NESTING, Resolver, Shape};
 use crate::crd::typeops::{Prim, Wrapper};
+use crate::crd::{Diagnostic, SourceFile};
 
 /// The generated parts of a spoke's conversion file.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,8 +55,13 @@ impl Sources {
     pub fn parse(sources: &[SourceFile]) -> Result<Self> {
         let mut files = Vec::new();
         for src in sources {
-            let ast = syn::parse_file(&src.text)
-                .map_err(|e| anyhow!("{}: cannot parse Rust: {e}", src.path.display()))?;
+            let ast = crate::syntax::parse_file(&src.text).map_err(|e| {
+                anyhow::Error::new(Diagnostic::at(
+                    &src.path,
+                    e.span(),
+                    format!("cannot parse Rust: {e}"),
+                ))
+            })?;
             files.push(ParsedFile {
                 module: model::module_path_for(&src.path, std::path::Path::new("")),
                 path: src.path.clone(),
@@ -230,6 +235,11 @@ struct Gen<'i, 'a> {
     sample_names: BTreeMap<String, String>,
     /// Columns every generated line is indented by (4 inside a `mod tests`).
     indent: usize,
+    /// Structs whose sample or default is being built, innermost last.
+    nesting: usize,
+    /// The first struct found nested more than [`MAX_TYPE_NESTING`] deep; the code
+    /// generated for it is a placeholder, so the generator fails.
+    too_deep: Option<String>,
 }
 
 impl<'i, 'a> Gen<'i, 'a> {
@@ -251,6 +261,8 @@ impl<'i, 'a> Gen<'i, 'a> {
             sampling: Vec::new(),
             sample_names: BTreeMap::new(),
             indent: 0,
+            nesting: 0,
+            too_deep: None,
         }
     }
 
@@ -415,7 +427,33 @@ impl<'i, 'a> Gen<'i, 'a> {
             blocks.push(self.pair_fn(&h, &s, &name, Dir::FromHub));
         }
         blocks.append(&mut self.helpers);
-        Ok(join_blocks(&blocks))
+        self.finish(join_blocks(&blocks))
+    }
+
+    /// `text`, unless a type nested too deeply left a placeholder in it.
+    fn finish(&self, text: String) -> Result<String> {
+        match &self.too_deep {
+            Some(name) => bail!(
+                "the type `{name}` of {} is nested more than {MAX_TYPE_NESTING} types deep; \
+                 rsbuilder generates conversion code for types up to that depth",
+                self.kind
+            ),
+            None => Ok(text),
+        }
+    }
+
+    /// Runs `f` one struct deeper, or returns `Default::default()` (and fails the whole
+    /// generator) beyond [`MAX_TYPE_NESTING`].
+    fn nested(&mut self, item: &ItemRef<'a>, f: impl FnOnce(&mut Self) -> Expr) -> Expr {
+        if self.nesting >= MAX_TYPE_NESTING {
+            self.too_deep
+                .get_or_insert_with(|| item.item.ident().to_string());
+            return atom("Default::default()");
+        }
+        self.nesting += 1;
+        let expr = f(self);
+        self.nesting -= 1;
+        expr
     }
 
     fn root(&mut self, src: &Side<'a>, dst: &Side<'a>, dir: Dir) -> Result<Vec<String>> {
@@ -744,21 +782,23 @@ impl<'i, 'a> Gen<'i, 'a> {
                     let slot = self.helpers.len();
                     self.helpers.push(Vec::new());
                     let path = self.item_path(item);
-                    let mut fields = Vec::new();
-                    for f in self.fields(item) {
-                        let ty = self.resolve(&item.module, f.ty);
-                        fields.push(Field {
-                            comments: Vec::new(),
-                            name: f.ident,
-                            value: self.default_expr(&ty),
-                        });
-                    }
-                    let literal = Expr::Struct {
-                        path: path.clone(),
-                        fields,
-                        rest: None,
-                        trailing: Vec::new(),
-                    };
+                    let literal = self.nested(item, |g| {
+                        let mut fields = Vec::new();
+                        for f in g.fields(item) {
+                            let ty = g.resolve(&item.module, f.ty);
+                            fields.push(Field {
+                                comments: Vec::new(),
+                                name: f.ident,
+                                value: g.default_expr(&ty),
+                            });
+                        }
+                        Expr::Struct {
+                            path: path.clone(),
+                            fields,
+                            rest: None,
+                            trailing: Vec::new(),
+                        }
+                    });
                     self.helpers[slot] = self.function("", &name, None, &path, Ok(&literal));
                 }
                 call(name, Vec::new())
@@ -882,11 +922,15 @@ impl<'i, 'a> Gen<'i, 'a> {
         ));
         let mut blocks = vec![main];
         blocks.append(&mut self.helpers);
-        Ok(join_blocks(&blocks))
+        self.finish(join_blocks(&blocks))
     }
 
     /// A struct literal with a sample value in every field.
     fn struct_sample(&mut self, item: &ItemRef<'a>) -> Expr {
+        self.nested(item, |g| g.struct_sample_fields(item))
+    }
+
+    fn struct_sample_fields(&mut self, item: &ItemRef<'a>) -> Expr {
         self.sampling.push(item.key());
         let mut fields = Vec::new();
         for f in self.fields(item) {

@@ -19,10 +19,12 @@ use super::builtin::{self, Builtin};
 use super::{source, sources_with};
 use crate::cli::Global;
 use crate::commands::write_plan;
+use crate::crd::diagnostics::in_file;
+use crate::errors::During;
 use crate::names;
 use crate::project::{self, Project, Resource};
 use crate::rbac;
-use crate::scaffold::{Change, DiskTree, Plan, Renderer, Tree, insert_before_marker};
+use crate::scaffold::{Change, DiskTree, ListEntries, Plan, Renderer, Tree, insert_before_marker};
 
 #[derive(Debug, Args)]
 pub struct ApiArgs {
@@ -138,7 +140,7 @@ pub fn plan(
         );
     }
     if let Some(plural) = &args.plural {
-        names::label("plural", plural)?;
+        names::plural(plural)?;
     }
     if !args.resource && !args.controller {
         bail!("nothing to create: --resource=false and --controller=false; drop one of them");
@@ -317,7 +319,8 @@ fn plan_resource(
             })?;
             source::set_version(&text, &args.kind, &args.version)
                 .and_then(|t| source::set_storage(&t, &args.kind, false))
-                .with_context(|| format!("cannot copy {from} into version {}", args.version))?
+                .map_err(|e| in_file(&from, e))
+                .during(|| format!("copying it into version {}", args.version))?
         }
         (false, None) => renderer.render("api/src/api/group/version/kind.rs.hbs", &ctx)?,
     };
@@ -345,23 +348,24 @@ fn plan_resource(
             renderer.render("api/config/crd/kustomization.yaml.hbs", &ctx)?,
         );
     } else {
-        plan.insert(
+        plan.add_to_list(
             CRD_KUSTOMIZATION,
-            "crd-resources",
-            format!("- bases/{crd_file}"),
+            ListEntries::new("resources", "crd-resources", format!("- bases/{crd_file}")),
         );
     }
-    plan.insert(DEFAULT_KUSTOMIZATION, "default-resources", "- ../crd");
+    plan.add_to_list(
+        DEFAULT_KUSTOMIZATION,
+        ListEntries::new("resources", "default-resources", "- ../crd"),
+    );
     if tree.read(Path::new(SAMPLES_KUSTOMIZATION))?.is_none() {
         plan.scaffold(
             SAMPLES_KUSTOMIZATION,
             renderer.render("api/config/samples/kustomization.yaml.hbs", &ctx)?,
         );
     } else {
-        plan.insert(
+        plan.add_to_list(
             SAMPLES_KUSTOMIZATION,
-            "samples",
-            format!("- {}", ctx.sample_file),
+            ListEntries::new("resources", "samples", format!("- {}", ctx.sample_file)),
         );
     }
     if new_kind {
@@ -372,7 +376,10 @@ fn plan_resource(
                 format!("config/rbac/{file}"),
                 renderer.render(&format!("api/config/rbac/{role}_role.yaml.hbs"), &ctx)?,
             );
-            plan.insert(RBAC_KUSTOMIZATION, "rbac-resources", format!("- {file}"));
+            plan.add_to_list(
+                RBAC_KUSTOMIZATION,
+                ListEntries::new("resources", "rbac-resources", format!("- {file}")),
+            );
         }
     }
 

@@ -5,9 +5,10 @@ pub mod builtin;
 pub mod source;
 pub mod webhook;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::crd::SourceFile;
 use crate::scaffold::Change;
@@ -15,28 +16,10 @@ use crate::scaffold::Change;
 /// Every `.rs` file under `root/dir`, with paths relative to `root`, sorted; then `changes`
 /// (a resolved plan) laid over them, so generators see the tree as it will be.
 pub fn sources_with(root: &Path, dir: &str, changes: &[Change]) -> Result<Vec<SourceFile>> {
-    let mut files = std::collections::BTreeMap::new();
-    let start = root.join(dir);
-    if start.is_dir() {
-        let mut stack = vec![start];
-        while let Some(d) = stack.pop() {
-            let entries =
-                std::fs::read_dir(&d).with_context(|| format!("cannot read {}", d.display()))?;
-            for entry in entries {
-                let path = entry?.path();
-                let name = path.file_name().unwrap_or_default().to_string_lossy();
-                if name.starts_with('.') {
-                    continue;
-                }
-                if path.is_dir() {
-                    stack.push(path);
-                } else if name.ends_with(".rs") {
-                    let text = std::fs::read_to_string(&path)
-                        .with_context(|| format!("cannot read {}", path.display()))?;
-                    let rel = path.strip_prefix(root).unwrap_or(&path).to_path_buf();
-                    files.insert(rel, text);
-                }
-            }
+    let mut files = BTreeMap::new();
+    if root.join(dir).is_dir() {
+        for source in crate::crd::collect_sources_in(root, &[PathBuf::from(dir)])? {
+            files.insert(source.path, source.text);
         }
     }
     for change in changes {

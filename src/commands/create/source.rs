@@ -2,11 +2,14 @@
 //! the `version` and `storage` arguments of a kind's `#[kube(...)]`, and the storage-version
 //! re-export of a group module. Nothing else in the file is touched, byte for byte.
 
+use std::path::Path;
+
 use anyhow::{Context, Result, anyhow, bail};
 use proc_macro2::{LineColumn, Span, TokenTree};
 use syn::spanned::Spanned;
 use syn::{Item, UseTree};
 
+use crate::crd::Diagnostic;
 use crate::crd::model::derives;
 
 /// What a kind's `#[kube(...)]` says, as far as rsbuilder needs to know.
@@ -88,12 +91,21 @@ impl<'a> Offsets<'a> {
     }
 }
 
+/// The file's syntax tree, or a [`Diagnostic`] at the error (its path for the caller to
+/// fill in with [`in_file`](crate::crd::diagnostics::in_file)).
+fn parse(text: &str) -> Result<syn::File> {
+    crate::syntax::parse_file(text).map_err(|e| {
+        anyhow::Error::new(Diagnostic::at(
+            Path::new(""),
+            e.span(),
+            format!("cannot parse Rust: {e}"),
+        ))
+    })
+}
+
 /// Finds the `#[derive(CustomResource)]` struct whose `#[kube(kind = ...)]` is `kind`.
 fn find_resource(text: &str, kind: &str) -> Result<Option<Resource>> {
-    let file = syn::parse_file(text).map_err(|e| {
-        let at = e.span().start();
-        anyhow!("line {}: cannot parse Rust: {e}", at.line)
-    })?;
+    let file = parse(text)?;
     let offsets = Offsets::new(text);
     for item in &file.items {
         let Item::Struct(s) = item else { continue };
@@ -271,7 +283,7 @@ pub fn storage_alias(text: &str, module: &str) -> Result<Option<String>> {
 }
 
 fn find_alias(text: &str, module: &str) -> Result<Option<(usize, usize, String)>> {
-    let file = syn::parse_file(text).map_err(|e| anyhow!("cannot parse Rust: {e}"))?;
+    let file = parse(text)?;
     let offsets = Offsets::new(text);
     for item in &file.items {
         let Item::Use(u) = item else { continue };

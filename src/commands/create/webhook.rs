@@ -20,7 +20,7 @@ use crate::cli::Global;
 use crate::commands::write_plan;
 use crate::names;
 use crate::project::{self, Project, Resource};
-use crate::scaffold::{Edit, Plan, Renderer, Tree, has_marker};
+use crate::scaffold::{Edit, ListAt, ListEntries, Plan, Renderer, Tree};
 use crate::webhook::emit::{self, atom, call};
 use crate::webhook::{self, conversion, manifests};
 
@@ -515,27 +515,54 @@ fn plan_server(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx)
             },
         );
     }
-    plan.insert(DEFAULT_KUSTOMIZATION, "default-resources", "- ../webhook");
-    plan.insert(
-        DEFAULT_KUSTOMIZATION,
-        "default-resources",
-        "- ../certmanager",
-    );
-    plan.insert(
-        DEFAULT_KUSTOMIZATION,
-        "default-patches",
-        "- path: manager_webhook_patch.yaml",
-    );
-    // The replacements carry markers of their own; insert them once.
-    let default = tree.read(Path::new(DEFAULT_KUSTOMIZATION))?;
-    if !default.is_some_and(|text| has_marker(&text, "ca-injection-namespace")) {
-        plan.insert(
+    for resource in ["- ../webhook", "- ../certmanager"] {
+        plan.add_to_list(
             DEFAULT_KUSTOMIZATION,
-            "default-replacements",
-            renderer.render("webhook/fragments/default_replacements.yaml.hbs", ctx)?,
+            ListEntries::new("resources", "default-resources", resource),
         );
     }
+    plan.add_to_list(
+        DEFAULT_KUSTOMIZATION,
+        ListEntries::new(
+            "patches",
+            "default-patches",
+            "- path: manager_webhook_patch.yaml",
+        )
+        .by("path"),
+    );
+    // A replacement is the same one while its source is (later webhooks add targets).
+    plan.add_to_list(
+        DEFAULT_KUSTOMIZATION,
+        ListEntries::new(
+            "replacements",
+            "default-replacements",
+            renderer.render("webhook/fragments/default_replacements.yaml.hbs", ctx)?,
+        )
+        .by("source"),
+    );
     Ok(())
+}
+
+/// The source of the replacement that injects the `index`th part (0: namespace, 1: name)
+/// of the serving certificate into `cert-manager.io/inject-ca-from`, as
+/// `webhook/fragments/default_replacements.yaml.hbs` writes it.
+fn certificate_source(index: usize) -> serde_yaml::Value {
+    let field = if index == 0 {
+        ".metadata.namespace"
+    } else {
+        ".metadata.name"
+    };
+    let mut source = serde_yaml::Mapping::new();
+    for (key, value) in [
+        ("kind", "Certificate"),
+        ("group", "cert-manager.io"),
+        ("version", "v1"),
+        ("name", "serving-cert"),
+        ("fieldPath", field),
+    ] {
+        source.insert(key.into(), value.into());
+    }
+    serde_yaml::Value::Mapping(source)
 }
 
 /// Scaffolds `file` from `templates/webhook/<file>.hbs` unless it exists.
@@ -809,23 +836,36 @@ fn plan_conversion(
     scaffold_missing(tree, renderer, plan, ctx, "config/crd/kustomizeconfig.yaml")?;
     plan.edit(
         CRD_KUSTOMIZATION,
-        Edit::AppendUnlessMarker {
+        Edit::YamlSection {
             marker: "crd-patches".into(),
             block: renderer.render("webhook/fragments/crd_patches.yaml.hbs", ctx)?,
         },
     );
-    plan.insert(
+    plan.add_to_list(
         CRD_KUSTOMIZATION,
-        "crd-patches",
-        format!("- path: patches/webhook_in_{}.yaml", ctx.plural),
+        ListEntries::new(
+            "patches",
+            "crd-patches",
+            format!("- path: patches/webhook_in_{}.yaml", ctx.plural),
+        )
+        .by("path"),
     );
     for (marker, index) in [("ca-injection-namespace", 0), ("ca-injection-name", 1)] {
         let mut c = ctx.clone();
         c.index = index;
-        plan.insert(
+        plan.add_to_list(
             DEFAULT_KUSTOMIZATION,
-            marker,
-            renderer.render("webhook/fragments/crd_ca_injection.yaml.hbs", &c)?,
+            ListEntries {
+                list: ListAt::Within {
+                    key: "replacements".into(),
+                    select: "source".into(),
+                    value: certificate_source(index),
+                    field: "targets".into(),
+                },
+                marker: marker.into(),
+                fragment: renderer.render("webhook/fragments/crd_ca_injection.yaml.hbs", &c)?,
+                identity: None,
+            },
         );
     }
     Ok(())

@@ -12,6 +12,7 @@ use clap::{Args, Subcommand};
 
 use crate::cli::Global;
 use crate::commands::write_plan;
+use crate::project::Project;
 use crate::scaffold::{DiskTree, Plan};
 
 #[derive(Debug, Subcommand)]
@@ -66,6 +67,8 @@ pub fn run(global: &Global, command: GenerateCommand) -> Result<()> {
             }
         },
         GenerateCommand::Manifests(args) => {
+            // Only `generate crds` and `generate rbac` take paths outside a project.
+            Project::load(&global.dir)?;
             let mut planned = crds::plan(global, &crds::CrdsArgs::default())?;
             planned.extend(rbac::plan(global, &rbac::RbacArgs::default())?);
             if let Some(webhooks) = webhooks::plan(global)? {

@@ -10,6 +10,8 @@ use kube_core::{ListMerge, MapMerge, Message, Reason, Rule, StructMerge};
 
 use super::serde::skip_value;
 use super::{Unsupported, lit_bool, lit_str, span_of};
+use crate::names;
+use crate::syntax::parse_lit;
 
 /// A printer column (`printcolumn(...)` or its JSON string form).
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
@@ -124,13 +126,15 @@ pub fn read(attrs: &[Attribute], span: Span) -> syn::Result<KubeAttrs> {
         attr.parse_nested_meta(|m| {
             let name = m.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
             match name.as_str() {
-                "group" => group = Some(value_str(&m)?),
-                "version" => version = Some(value_str(&m)?),
-                "kind" => kind = Some(value_str(&m)?),
+                "group" => group = Some(checked_name(&m, names::crd_group)?),
+                "version" => version = Some(checked_name(&m, names::served_version)?),
+                "kind" => kind = Some(checked_name(&m, names::served_kind)?),
                 "doc" => a.doc = Some(value_str(&m)?),
                 "root" => a.root = Some(value_str(&m)?),
-                "plural" => a.plural = Some(value_str(&m)?),
-                "singular" => a.singular = Some(value_str(&m)?),
+                "plural" => a.plural = Some(checked_name(&m, names::plural)?),
+                "singular" => {
+                    a.singular = Some(checked_name(&m, |v| names::dns1035_label("singular", v))?)
+                }
                 "namespaced" => a.namespaced = flag(&m)?,
                 "no_spec" => a.no_spec = flag(&m)?,
                 "cel" => {
@@ -154,10 +158,14 @@ pub fn read(attrs: &[Attribute], span: Span) -> syn::Result<KubeAttrs> {
                 }
                 "status" => {
                     let lit: LitStr = m.value()?.parse()?;
-                    a.status = Some(lit.parse()?);
+                    a.status = Some(parse_lit(&lit)?);
                 }
-                "category" => a.categories.push(value_str(&m)?),
-                "shortname" => a.shortnames.push(value_str(&m)?),
+                "category" => a
+                    .categories
+                    .push(checked_name(&m, |v| names::dns1035_label("category", v))?),
+                "shortname" => a
+                    .shortnames
+                    .push(checked_name(&m, |v| names::dns1035_label("short name", v))?),
                 "selectable" => a.selectable.push(value_str(&m)?),
                 "annotation" => a.annotations.push(key_value(&m)?),
                 "label" => a.labels.push(key_value(&m)?),
@@ -237,6 +245,18 @@ fn cel_unsupported(expr: &Expr) -> Unsupported {
 fn value_str(m: &ParseNestedMeta<'_>) -> syn::Result<String> {
     let expr: Expr = m.value()?.parse()?;
     lit_str(&expr)
+}
+
+/// A name the CRD carries (and `generate crds` turns into a file name): a string literal
+/// that passes `rule`, the API server's own, or an error at the literal.
+fn checked_name(
+    m: &ParseNestedMeta<'_>,
+    rule: impl Fn(&str) -> anyhow::Result<()>,
+) -> syn::Result<String> {
+    let expr: Expr = m.value()?.parse()?;
+    let value = lit_str(&expr)?;
+    rule(&value).map_err(|e| syn::Error::new_spanned(&expr, e))?;
+    Ok(value)
 }
 
 /// darling's bool: a bare flag or `= true/false`.

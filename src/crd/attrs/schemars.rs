@@ -8,6 +8,7 @@ use syn::{Attribute, Expr, ExprLit, ExprReference, Lit, LitStr};
 
 use super::serde::skip_value;
 use super::{Unsupported, doc_string, lit_number, lit_str, span_of, tokens_to_json};
+use crate::syntax::parse_lit;
 
 /// Metadata shared by containers, variants and fields (schemars' `CommonAttrs`).
 #[derive(Debug, Clone, Default)]
@@ -189,7 +190,7 @@ fn item(out: &mut SchemarsAttrs, m: &ParseNestedMeta<'_>) -> syn::Result<()> {
         "ipv6" => out.validation.format = Some("ipv6"),
         "with" => {
             let lit: LitStr = m.value()?.parse()?;
-            out.with = Some(lit.parse()?);
+            out.with = Some(parse_lit(&lit)?);
         }
         "schema_with" | "transform" | "_unstable_ref_variants" => {
             out.unsupported.push(Unsupported::new(
@@ -309,7 +310,7 @@ fn bounds(m: &ParseNestedMeta<'_>, outer: &str) -> syn::Result<Option<Bounds>> {
         let expr = match &expr {
             Expr::Lit(ExprLit {
                 lit: Lit::Str(s), ..
-            }) => s.parse::<Expr>()?,
+            }) => parse_lit::<Expr>(s)?,
             _ => expr,
         };
         let v = lit_number(&expr);
@@ -340,7 +341,7 @@ fn example_value(expr: &Expr) -> Option<Value> {
             lit: Lit::Str(s), ..
         }) => {
             // schemars rejects string literals that parse as paths; others are values.
-            if s.parse::<syn::Path>().is_ok() {
+            if parse_lit::<syn::Path>(s).is_ok() {
                 None
             } else {
                 Some(Value::from(s.value()))

@@ -8,6 +8,7 @@ use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Expr, LitStr};
 
 use super::{Unsupported, lit_str, span_of};
+use crate::syntax::parse_lit;
 
 /// serde's `rename_all` rules, applied exactly as serde_derive_internals does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -272,7 +273,7 @@ fn default_value(m: &ParseNestedMeta<'_>) -> syn::Result<DefaultAttr> {
     let span = span_of(&m.path);
     if m.input.peek(syn::Token![=]) {
         let lit: LitStr = m.value()?.parse()?;
-        Ok(DefaultAttr::Path(lit.parse()?, lit.span()))
+        Ok(DefaultAttr::Path(parse_lit(&lit)?, lit.span()))
     } else {
         Ok(DefaultAttr::Default(span))
     }
@@ -318,7 +319,7 @@ pub fn field(attrs: &[Attribute]) -> syn::Result<SerdeField> {
             "skip_deserializing" => f.skip_deserializing = true,
             "skip_serializing_if" => {
                 let lit: LitStr = m.value()?.parse()?;
-                f.skip_serializing_if = Some(lit.parse()?);
+                f.skip_serializing_if = Some(parse_lit(&lit)?);
             }
             "default" => f.default = default_value(&m)?,
             "flatten" => f.flatten = true,

@@ -1,0 +1,771 @@
+//! Input a careless or hostile user gives rsbuilder (issue 10): every case is one clear
+//! error, exit 1, and the tree exactly as it was. The property tests over the same input
+//! spaces are in `robustness.rs`.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use common::*;
+use rsbuilder::crd::{SourceFile, generate};
+use rsbuilder::webhook::conversion;
+
+/// Runs `args` in `dir`, asserts exit 1 and that nothing under `dir` changed; returns stderr.
+#[track_caller]
+fn refused(dir: &Path, args: &[&str]) -> String {
+    let before = snapshot(dir);
+    let err = fails(&rsbuilder(dir, args), 1);
+    assert_eq!(
+        snapshot(dir),
+        before,
+        "`rsbuilder {}` changed the tree",
+        args.join(" ")
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    err
+}
+
+fn init(dir: &Path) {
+    ok(&rsbuilder(
+        dir,
+        &["init", "--domain", "example.com", "--project-name", "demo"],
+    ));
+}
+
+// ---- item 10: free text ----------------------------------------------------------------
+
+#[test]
+fn an_owner_with_a_newline_or_a_control_character_is_refused() {
+    for owner in [
+        "Evil\npub fn injected() {}",
+        "Evil\r\n",
+        "Tab\there",
+        "Esc\u{1b}[2J",
+        "Bidi \u{202e}txet",
+        "Line\u{2028}separator",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let err = refused(
+            dir.path(),
+            &[
+                "init",
+                "--domain",
+                "example.com",
+                "--project-name",
+                "demo",
+                "--owner",
+                owner,
+            ],
+        );
+        assert!(err.starts_with("error: invalid owner"), "{owner:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    }
+    // Printable Unicode is anyone's name.
+    let dir = tempfile::tempdir().unwrap();
+    ok(&rsbuilder(
+        dir.path(),
+        &[
+            "init",
+            "--domain",
+            "example.com",
+            "--project-name",
+            "demo",
+            "--owner",
+            "Jörg & Söhne <j@example.com>",
+        ],
+    ));
+    let main = fs::read_to_string(dir.path().join("src/main.rs")).unwrap();
+    assert!(
+        main.starts_with("// Copyright Jörg & Söhne <j@example.com>\n"),
+        "{main}"
+    );
+}
+
+// ---- item 1: names that become paths ---------------------------------------------------
+
+/// `generate crds` over `types.rs`, outside a project.
+const GENERATE_TYPES: &[&str] = &[
+    "generate",
+    "crds",
+    "--paths",
+    "types.rs",
+    "--output-dir",
+    "out",
+];
+
+/// A kind whose `#[kube(...)]` says `attrs`.
+fn kind_source(attrs: &str) -> String {
+    format!(
+        "use kube::CustomResource;\nuse schemars::JsonSchema;\nuse serde::{{Deserialize, Serialize}};\n\n\
+         #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n\
+         #[kube({attrs})]\n\
+         pub struct ThingSpec {{\n    pub a: String,\n}}\n"
+    )
+}
+
+#[test]
+fn crd_names_that_would_leave_the_output_directory_are_refused_at_their_line() {
+    let outer = tempfile::tempdir().unwrap();
+    let project = outer.path().join("p");
+    fs::create_dir(&project).unwrap();
+    let absolute = outer.path().join("abs").join("evil");
+    let absolute = absolute.to_str().unwrap();
+    for (attrs, bad) in [
+        (
+            r#"group = "../../x/evil", version = "v1", kind = "Thing""#.to_string(),
+            "group \"../../x/evil\"",
+        ),
+        (
+            format!(r#"group = "{absolute}", version = "v1", kind = "Thing""#),
+            "group \"/",
+        ),
+        (
+            r#"group = "a.example.com", version = "v1", kind = "Thing", plural = "../../../x""#
+                .to_string(),
+            "plural \"../../../x\"",
+        ),
+        (
+            r#"group = "a.example.com", version = "v1/../../x", kind = "Thing""#.to_string(),
+            "version \"v1/../../x\"",
+        ),
+        (
+            r#"group = "a.example.com", version = "v1", kind = "Thing", singular = "a/b""#
+                .to_string(),
+            "singular \"a/b\"",
+        ),
+        // The API server refuses a group without a dot: it would take one of Kubernetes'.
+        (
+            r#"group = "batch", version = "v1", kind = "Thing""#.to_string(),
+            "group \"batch\"",
+        ),
+    ] {
+        fs::write(project.join("types.rs"), kind_source(&attrs)).unwrap();
+        let before = snapshot(outer.path());
+        let err = fails(&rsbuilder(&project, GENERATE_TYPES), 1);
+        assert_eq!(
+            snapshot(outer.path()),
+            before,
+            "{attrs}: files were written"
+        );
+        assert!(
+            err.contains("types.rs:6:") && err.contains(&format!("invalid {bad}")),
+            "{attrs}: {err}"
+        );
+    }
+}
+
+#[test]
+fn any_version_the_api_server_accepts_is_generated() {
+    // DESIGN §1: rsbuilder scaffolds v<N>[alpha|beta<M>], but reads any DNS-1035 label.
+    let dir = tempfile::tempdir().unwrap();
+    let mut types = kind_source(r#"group = "a.example.com", version = "v1", kind = "Thing""#);
+    types.push_str(
+        "\n#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n\
+         #[kube(group = \"a.example.com\", version = \"stable\", kind = \"Thing\", storage = false)]\n\
+         pub struct StableThingSpec {\n    pub a: String,\n}\n",
+    );
+    fs::write(dir.path().join("types.rs"), types).unwrap();
+    ok(&rsbuilder(dir.path(), GENERATE_TYPES));
+    let crd: serde_yaml::Value = serde_yaml::from_str(
+        &fs::read_to_string(dir.path().join("out/a.example.com_things.yaml")).unwrap(),
+    )
+    .unwrap();
+    let versions: Vec<(&str, bool)> = crd["spec"]["versions"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|v| (v["name"].as_str().unwrap(), v["storage"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(versions, [("v1", true), ("stable", false)]);
+}
+
+#[test]
+fn a_plural_the_api_server_would_refuse_is_refused_by_create_api() {
+    let dir = tempfile::tempdir().unwrap();
+    init(dir.path());
+    let err = refused(
+        dir.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "batch",
+            "--version",
+            "v1",
+            "--kind",
+            "CronJob",
+            "--plural",
+            "1jobs",
+        ],
+    );
+    assert!(err.contains("invalid plural \"1jobs\""), "{err}");
+}
+
+// ---- item 7: nesting that would overflow the stack -------------------------------------
+
+/// The three reproductions of the issue: 1,500 nested generics, 2,000 nested `mod a {`
+/// (a 16 KB file) and 100,000 nested parentheses.
+fn deep_sources() -> [(&'static str, String); 3] {
+    [
+        (
+            "generics",
+            format!("type T = {}u8{};\n", "Vec<".repeat(1500), ">".repeat(1500)),
+        ),
+        (
+            "modules",
+            format!("{}{}\n", "mod a {".repeat(2000), "}".repeat(2000)),
+        ),
+        (
+            "parentheses",
+            format!(
+                "const X: u8 = {}1{};\n",
+                "(".repeat(100_000),
+                ")".repeat(100_000)
+            ),
+        ),
+    ]
+}
+
+#[test]
+fn deeply_nested_sources_are_one_error_at_their_line() {
+    for (name, text) in deep_sources() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("types.rs"), &text).unwrap();
+        let err = refused(dir.path(), GENERATE_TYPES);
+        assert!(
+            err.contains("types.rs:1:") && err.contains("nests too deeply"),
+            "{name}: {err}"
+        );
+    }
+}
+
+/// The words of a command line without quotes.
+fn line(words: &str) -> Vec<&str> {
+    words.split(' ').collect()
+}
+
+#[test]
+fn every_command_that_reads_rust_refuses_deep_nesting_without_aborting() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    init(root);
+    for version in ["v1", "v2"] {
+        ok(&rsbuilder(
+            root,
+            &[
+                "create",
+                "api",
+                "--group",
+                "batch",
+                "--version",
+                version,
+                "--kind",
+                "CronJob",
+            ],
+        ));
+    }
+    let types = root.join("src/api/batch/v1/cron_job.rs");
+    let clean = fs::read_to_string(&types).unwrap();
+    let deep_line = clean.lines().count() + 1;
+    let out = root.parent().unwrap().join(format!(
+        "{}-regenerated",
+        root.file_name().unwrap().to_string_lossy()
+    ));
+    for (name, deep) in deep_sources() {
+        fs::write(&types, format!("{clean}{deep}")).unwrap();
+        for args in [
+            line("generate crds"),
+            line("generate manifests"),
+            line("create api --group batch --version v3 --kind CronJob"),
+            line("create api --group apps --version v1 --kind Other"),
+            line("edit --storage-version v2 --kind CronJob"),
+            line("create webhook --group batch --version v1 --kind CronJob --defaulting"),
+            line(
+                "create webhook --group batch --version v1 --kind CronJob --conversion --spoke v2",
+            ),
+            line("alpha generate"),
+        ] {
+            let err = refused(root, &args);
+            assert!(
+                err.contains(&format!("cron_job.rs:{deep_line}:"))
+                    && err.contains("nests too deeply"),
+                "{name}, `rsbuilder {}`: {err}",
+                args.join(" ")
+            );
+            assert!(!out.exists(), "alpha generate left {}", out.display());
+        }
+    }
+}
+
+#[test]
+fn a_chain_of_thousands_of_types_is_refused_quickly() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = kind_source(r#"group = "a.example.com", version = "v1", kind = "Thing""#)
+        .replace("pub a: String", "pub a: A0");
+    for i in 0..3000 {
+        text.push_str(&format!(
+            "#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct A{i} {{ pub a: Option<A{}> }}\n",
+            i + 1
+        ));
+    }
+    text.push_str(
+        "#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct A3000;\n",
+    );
+    fs::write(dir.path().join("types.rs"), text).unwrap();
+    let started = std::time::Instant::now();
+    let err = refused(dir.path(), GENERATE_TYPES);
+    assert!(
+        err.contains("types.rs:") && err.contains("nested more than 64 types deep"),
+        "{err}"
+    );
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+}
+
+/// A kind in `t.example.com` whose spec holds a chain of `n` structs; `derives` are added
+/// to each struct of the chain.
+fn chain(n: usize, derives: &str, field: &str) -> SourceFile {
+    let mut text = kind_source(r#"group = "t.example.com", version = "v1", kind = "Thing""#)
+        .replace("pub a: String", field);
+    for i in 0..n {
+        text.push_str(&format!(
+            "#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema{derives})]\npub struct A{i} {{ pub a: A{} }}\n",
+            i + 1
+        ));
+    }
+    text.push_str(&format!(
+        "#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema{derives})]\npub struct A{n} {{ pub b: String }}\n"
+    ));
+    SourceFile {
+        path: PathBuf::from("src/api/t/v1/thing.rs"),
+        text,
+    }
+}
+
+#[test]
+fn walks_over_the_types_of_the_sources_stop_at_a_depth() {
+    // Within the limit, both walks go all the way down.
+    let shallow = chain(60, ", Default", "#[serde(default)]\n    pub a: A0");
+    assert!(generate(std::slice::from_ref(&shallow)).is_ok());
+    let sources = conversion::Sources::parse(std::slice::from_ref(&shallow)).unwrap();
+    conversion::sample_code(&sources, "t.example.com", "Thing", "v1", "kind", "", 0).unwrap();
+
+    // Derived defaults made of defaults, and conversion samples, stop at 64 structs.
+    let deep = chain(200, ", Default", "#[serde(default)]\n    pub a: A0");
+    let err = generate(std::slice::from_ref(&deep))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("nested more than 64"), "{err}");
+    let sources = conversion::Sources::parse(std::slice::from_ref(&deep)).unwrap();
+    let err = conversion::sample_code(&sources, "t.example.com", "Thing", "v1", "kind", "", 0)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("nested more than 64 types deep"), "{err}");
+    // Without `Default`, a field the other version lacks gets a default built by hand.
+    let deep = chain(200, "", "pub a: A0");
+    let sources = conversion::Sources::parse(std::slice::from_ref(&deep)).unwrap();
+    let err = conversion::sample_code(&sources, "t.example.com", "Thing", "v1", "kind", "", 0)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("nested more than 64 types deep"), "{err}");
+}
+
+// ---- item 11: PROJECT is validated on read ---------------------------------------------
+
+/// A project with CronJob v1 (stored) and v2, whose PROJECT then says what `edit` makes it say.
+fn project_with_two_versions() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    init(dir.path());
+    for version in ["v1", "v2"] {
+        ok(&rsbuilder(
+            dir.path(),
+            &line(&format!(
+                "create api --group batch --version {version} --kind CronJob"
+            )),
+        ));
+    }
+    dir
+}
+
+fn edit_project(dir: &Path, edit: impl FnOnce(String) -> String) {
+    let path = dir.join("PROJECT");
+    let text = fs::read_to_string(&path).unwrap();
+    let edited = edit(text.clone());
+    assert_ne!(edited, text, "the edit changed nothing");
+    fs::write(&path, edited).unwrap();
+}
+
+/// Every command that reads PROJECT.
+const READERS_OF_PROJECT: &[&str] = &[
+    "create api --group batch --version v3 --kind CronJob",
+    "create api --group apps --version v1 --kind Deployment --resource=false",
+    "create webhook --group batch --version v1 --kind CronJob --defaulting",
+    "edit --storage-version v2 --kind CronJob",
+    "generate webhooks",
+    "generate manifests",
+    "alpha generate --output-dir ../regenerated",
+];
+
+#[test]
+fn a_project_file_of_another_version_or_layout_is_refused() {
+    for (from, to, expected) in [
+        (
+            "version: '1'",
+            "version: '99'",
+            "version \"99\" is not the version",
+        ),
+        (
+            "layout: rsbuilder.io/v1",
+            "layout: go.kubebuilder.io/v4",
+            "layout \"go.kubebuilder.io/v4\" is not \"rsbuilder.io/v1\"",
+        ),
+        ("layout: rsbuilder.io/v1", "layout: x", "layout \"x\""),
+    ] {
+        let dir = project_with_two_versions();
+        edit_project(dir.path(), |t| t.replace(from, to));
+        for command in READERS_OF_PROJECT {
+            let err = refused(dir.path(), &line(command));
+            assert!(
+                err.starts_with("error: ")
+                    && err.contains("PROJECT is not a valid PROJECT file: ")
+                    && err.contains(expected),
+                "{to}, `rsbuilder {command}`: {err}"
+            );
+        }
+    }
+}
+
+#[test]
+fn resource_paths_outside_the_project_are_refused() {
+    for path in [
+        "/tmp/evil/cron_job.rs",
+        "../outside/cron_job.rs",
+        "src/../../x.rs",
+    ] {
+        let dir = project_with_two_versions();
+        // What the path points at, when it resolves at all, holds a kind of its own.
+        let outside = dir.path().parent().unwrap().join("outside");
+        fs::create_dir_all(&outside).unwrap();
+        fs::copy(
+            dir.path().join("src/api/batch/v2/cron_job.rs"),
+            outside.join("cron_job.rs"),
+        )
+        .unwrap();
+        edit_project(dir.path(), |t| {
+            t.replace(
+                "path: src/api/batch/v2/cron_job.rs",
+                &format!("path: {path}"),
+            )
+        });
+        let before_outside = snapshot(&outside);
+        for command in READERS_OF_PROJECT {
+            let err = refused(dir.path(), &line(command));
+            assert!(
+                err.contains(&format!("invalid path {path:?}")),
+                "{path}, `rsbuilder {command}`: {err}"
+            );
+        }
+        assert_eq!(snapshot(&outside), before_outside);
+        fs::remove_dir_all(&outside).unwrap();
+    }
+}
+
+#[test]
+fn names_in_project_follow_the_command_line_rules() {
+    for (from, to, expected) in [
+        (
+            "kind: CronJob",
+            "kind: ../../Evil",
+            "invalid kind \"../../Evil\"",
+        ),
+        (
+            "group: batch",
+            "group: ../../x",
+            "invalid group \"../../x\"",
+        ),
+        (
+            "plural: cronjobs",
+            "plural: ../x",
+            "invalid plural \"../x\"",
+        ),
+        (
+            "version: v2",
+            "version: v2/../../x",
+            "invalid version \"v2/../../x\"",
+        ),
+        (
+            "projectName: demo",
+            "projectName: Demo Op",
+            "invalid project name",
+        ),
+        (
+            "domain: example.com",
+            "domain: ../x",
+            "invalid domain \"../x\"",
+        ),
+    ] {
+        let dir = project_with_two_versions();
+        edit_project(dir.path(), |t| t.replacen(from, to, 1));
+        let err = refused(dir.path(), &line(READERS_OF_PROJECT[0]));
+        assert!(err.contains(expected), "{to}: {err}");
+    }
+}
+
+// ---- item 12: the storage version of a kind with a conversion webhook -----------------
+
+#[test]
+fn the_storage_version_stays_the_conversion_hub() {
+    let dir = project_with_two_versions();
+    ok(&rsbuilder(
+        dir.path(),
+        &line("create webhook --group batch --version v1 --kind CronJob --conversion --spoke v2"),
+    ));
+    let err = refused(
+        dir.path(),
+        &line("edit --storage-version v2 --kind CronJob"),
+    );
+    assert!(
+        err.starts_with("error: CronJob (batch.example.com) converts through the hub v1")
+            && err.contains("src/api/batch/*/cron_job_conversion.rs")
+            && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
+    // The hub itself is the storage version already: nothing to do, and alpha generate
+    // still replays the project.
+    ok(&rsbuilder(
+        dir.path(),
+        &line("edit --storage-version v1 --kind CronJob"),
+    ));
+    ok(&rsbuilder(
+        dir.path(),
+        &line("alpha generate --output-dir regenerated"),
+    ));
+}
+
+// ---- item 9: kustomization files are edited as YAML ------------------------------------
+
+fn kustomize(dir: &Path) -> String {
+    let out = std::process::Command::new("kubectl")
+        .arg("kustomize")
+        .arg(dir)
+        .output()
+        .expect("kubectl runs");
+    assert!(
+        out.status.success(),
+        "kubectl kustomize {}: {}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The YAML documents of a kustomize build.
+fn documents(yaml: &str) -> Vec<serde_yaml::Value> {
+    serde_yaml::Deserializer::from_str(yaml)
+        .map(|d| serde::Deserialize::deserialize(d).unwrap())
+        .collect()
+}
+
+/// Parses a kustomization, which fails on a key written twice.
+fn kustomization(path: &Path) -> serde_yaml::Value {
+    let text = fs::read_to_string(path).unwrap();
+    serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}\n{text}", path.display()))
+}
+
+#[test]
+fn a_user_patch_and_the_conversion_patch_both_reach_kustomize() {
+    let dir = project_with_two_versions();
+    let crd = dir.path().join("config/crd");
+    fs::create_dir_all(crd.join("patches")).unwrap();
+    fs::write(
+        crd.join("patches/label.yaml"),
+        "- op: add\n  path: /metadata/labels\n  value:\n    team: mine\n",
+    )
+    .unwrap();
+    let kustomization_file = crd.join("kustomization.yaml");
+    let mut text = fs::read_to_string(&kustomization_file).unwrap();
+    text.push_str("# My own patch.\npatches:\n- path: patches/label.yaml\n  target:\n    kind: CustomResourceDefinition\n");
+    fs::write(&kustomization_file, &text).unwrap();
+    ok(&rsbuilder(
+        dir.path(),
+        &line("create webhook --group batch --version v1 --kind CronJob --conversion --spoke v2"),
+    ));
+    let k = kustomization(&kustomization_file);
+    let patches: Vec<&str> = k["patches"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|p| p["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        patches,
+        ["patches/label.yaml", "patches/webhook_in_cronjobs.yaml"]
+    );
+    let rendered = fs::read_to_string(&kustomization_file).unwrap();
+    assert!(
+        rendered.starts_with(&text),
+        "the user's text changed:\n{rendered}"
+    );
+    let crds = documents(&kustomize(&crd));
+    assert_eq!(crds.len(), 1);
+    assert_eq!(crds[0]["metadata"]["labels"]["team"], "mine");
+    assert_eq!(crds[0]["spec"]["conversion"]["strategy"], "Webhook");
+}
+
+#[test]
+fn replacements_without_their_markers_are_merged_not_repeated() {
+    let dir = project_with_two_versions();
+    ok(&rsbuilder(
+        dir.path(),
+        &line("create webhook --group batch --version v1 --kind CronJob --defaulting"),
+    ));
+    // The user rewrote config/default without rsbuilder's marker comments.
+    let default = dir.path().join("config/default/kustomization.yaml");
+    let text = fs::read_to_string(&default).unwrap();
+    let stripped: String = text
+        .lines()
+        .filter(|l| !l.contains("+rsbuilder:scaffold:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    fs::write(&default, &stripped).unwrap();
+    let before = kustomization(&default);
+    ok(&rsbuilder(
+        dir.path(),
+        &line("create webhook --group batch --version v1 --kind CronJob --conversion --spoke v2"),
+    ));
+    let after = kustomization(&default);
+    let sources = |k: &serde_yaml::Value| {
+        k["replacements"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .map(|r| r["source"].clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(sources(&after), sources(&before), "replacements repeated");
+    for (field, part) in [(".metadata.namespace", 0), (".metadata.name", 1)] {
+        let targets = after["replacements"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .find(|r| r["source"]["kind"] == "Certificate" && r["source"]["fieldPath"] == field)
+            .unwrap()["targets"]
+            .as_sequence()
+            .unwrap();
+        let crd = targets
+            .iter()
+            .find(|t| t["select"]["kind"] == "CustomResourceDefinition")
+            .unwrap_or_else(|| panic!("no CRD target for {field}"));
+        assert_eq!(crd["options"]["index"], part);
+    }
+    let rendered = documents(&kustomize(&dir.path().join("config/default")));
+    let crd = rendered
+        .iter()
+        .find(|d| d["kind"] == "CustomResourceDefinition")
+        .unwrap();
+    assert_eq!(
+        crd["metadata"]["annotations"]["cert-manager.io/inject-ca-from"],
+        "demo-system/demo-serving-cert"
+    );
+}
+
+// ---- messages: the first line names the cause ------------------------------------------
+
+#[test]
+fn a_source_that_is_not_utf8_is_named_with_the_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("types.rs"), b"// caf\xe9\nstruct S;\n").unwrap();
+    let err = refused(dir.path(), GENERATE_TYPES);
+    assert!(
+        err.starts_with("error: types.rs is not UTF-8 text"),
+        "{err}"
+    );
+    let project = project_with_two_versions();
+    fs::write(project.path().join("src/api/latin1.rs"), b"// caf\xe9\n").unwrap();
+    for command in [
+        "generate crds",
+        "create api --group batch --version v3 --kind CronJob",
+        "edit --storage-version v2 --kind CronJob",
+    ] {
+        let err = refused(project.path(), &line(command));
+        assert!(
+            err.starts_with("error: src/api/latin1.rs is not UTF-8 text"),
+            "`{command}`: {err}"
+        );
+    }
+}
+
+#[test]
+fn generate_manifests_outside_a_project_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = refused(dir.path(), &line("generate manifests"));
+    assert!(
+        err.contains("is not an rsbuilder project (no PROJECT file); run `rsbuilder init` first")
+            && !err.contains("--paths"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_failed_copy_of_a_version_names_the_cause_first() {
+    let dir = project_with_two_versions();
+    let types = dir.path().join("src/api/batch/v2/cron_job.rs");
+    let text = fs::read_to_string(&types).unwrap();
+    fs::write(
+        &types,
+        text.replace("kind = \"CronJob\"", "kind = \"Renamed\""),
+    )
+    .unwrap();
+    let err = refused(
+        dir.path(),
+        &line("create api --group batch --version v3 --kind CronJob"),
+    );
+    assert!(
+        err.starts_with(
+            "error: src/api/batch/v2/cron_job.rs: no `#[derive(CustomResource)]` with `#[kube(kind = \"CronJob\")]` found (while copying it into version v3)"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_failed_replay_names_the_cause_first() {
+    let dir = tempfile::tempdir().unwrap();
+    init(dir.path());
+    ok(&rsbuilder(
+        dir.path(),
+        &line("create api --group my-group --version v1 --kind Thing"),
+    ));
+    // Valid names, but two groups that share one Rust module cannot be replayed.
+    edit_project(dir.path(), |t| {
+        let thing = &t[t.find("- group: my-group").unwrap()..];
+        format!(
+            "{t}{}",
+            thing
+                .replace("my-group", "my.group")
+                .replace("Thing", "Other")
+                .replace("things", "others")
+        )
+    });
+    let err = refused(dir.path(), &line("alpha generate --output-dir regenerated"));
+    assert!(
+        err.starts_with("error: invalid group \"my.group\": it would share the Rust module")
+            && err.contains("(while replaying `rsbuilder create api --group my.group"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_group_named_target_is_read_like_any_other() {
+    let dir = tempfile::tempdir().unwrap();
+    init(dir.path());
+    ok(&rsbuilder(
+        dir.path(),
+        &line("create api --group target --version v1 --kind Thing"),
+    ));
+    let out = ok(&rsbuilder(dir.path(), &line("generate crds --check")));
+    assert!(
+        out.contains("up to date") && !out.contains("no longer generated"),
+        "{out}"
+    );
+}
