@@ -118,7 +118,12 @@ impl RealWrite {
         for n in 0.. {
             let done = self.apply(halting(n)).is_ok() && entries(&self.dir) == self.new;
             DiskTree::new(&self.dir).recover().unwrap();
-            if entries(&self.dir) == self.new {
+            let now = entries(&self.dir);
+            assert!(
+                now == self.old || now == self.new,
+                "halted at {n}: a mixed tree"
+            );
+            if now == self.new {
                 self.reset();
             }
             if done {
