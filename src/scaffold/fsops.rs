@@ -120,11 +120,28 @@ impl Ops {
         file.sync_all()
     }
 
+    /// Syncs `files` concurrently: the filesystem then commits them together, where one
+    /// after the other each waits for its own journal commit (several times faster on a
+    /// busy disk).
+    pub fn sync_files(&mut self, files: &[File]) -> io::Result<()> {
+        for _ in files {
+            self.step("sync file")?;
+        }
+        in_parallel(files, File::sync_all)
+    }
+
     /// Makes the entries of `dir` (files created, renamed or removed in it) durable.
     pub fn sync_dir(&mut self, dir: &Path) -> io::Result<()> {
-        self.step("sync directory")?;
+        self.sync_dirs(std::slice::from_ref(&dir))
+    }
+
+    /// [`Ops::sync_dir`] for each of `dirs`, concurrently.
+    pub fn sync_dirs(&mut self, dirs: &[&Path]) -> io::Result<()> {
+        for _ in dirs {
+            self.step("sync directory")?;
+        }
         if cfg!(unix) {
-            File::open(dir)?.sync_all()
+            in_parallel(dirs, |dir| File::open(dir)?.sync_all())
         } else {
             Ok(())
         }
@@ -155,4 +172,24 @@ impl Ops {
         self.step("remove staging directory")?;
         fs::remove_dir_all(path)
     }
+}
+
+/// Runs `f` on every item, spread over a few threads; the first error wins.
+fn in_parallel<T: Sync>(items: &[T], f: impl Fn(&T) -> io::Result<()> + Sync) -> io::Result<()> {
+    const THREADS: usize = 16;
+    if items.len() < 2 {
+        return items.iter().try_for_each(&f);
+    }
+    let f = &f;
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = items
+            .chunks(items.len().div_ceil(THREADS))
+            .map(|chunk| scope.spawn(move || chunk.iter().try_for_each(f)))
+            .collect();
+        workers.into_iter().try_for_each(|worker| {
+            worker
+                .join()
+                .unwrap_or_else(|_| Err(io::Error::other("a sync thread panicked")))
+        })
+    })
 }

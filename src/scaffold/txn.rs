@@ -88,7 +88,7 @@ pub(crate) fn write(wall: &Wall, files: &[NewFile<'_>], ops: &mut Ops) -> Result
         .create_unique_dir(base, PREFIX)
         .map_err(|e| anyhow!("cannot write in {}: {e}", base.display()))?;
     let done = stage(&staging, files, &targets, ops)
-        .and_then(|()| write_journal(&staging, &journal, ops))
+        .and_then(|unsynced| write_journal(&staging, &journal, unsynced, ops))
         .and_then(|()| commit(wall, &staging, &journal, &targets, ops));
     if let Err(error) = done {
         if ops.halted() {
@@ -121,8 +121,20 @@ fn changed(path: &Path) -> String {
     )
 }
 
-/// Step 1: new contents and backups into the staging directory, each synced.
-fn stage(staging: &Path, files: &[NewFile<'_>], targets: &[Target], ops: &mut Ops) -> Result<()> {
+/// Files staged before they are synced together (well below the usual limit of 1024 open
+/// files).
+const SYNC_BATCH: usize = 256;
+
+/// Step 1: new contents and backups into the staging directory. Returns the files not
+/// synced yet, to sync with the journal.
+fn stage(
+    staging: &Path,
+    files: &[NewFile<'_>],
+    targets: &[Target],
+    ops: &mut Ops,
+) -> Result<Vec<File>> {
+    let cannot_sync = |e: io::Error| anyhow!("cannot write in {}: {e}", staging.display());
+    let mut unsynced = Vec::new();
     for (i, (file, target)) in files.iter().zip(targets).enumerate() {
         let shown = target.full.display();
         let cannot = |e: io::Error| anyhow!("cannot write {shown}: {e}");
@@ -139,9 +151,13 @@ fn stage(staging: &Path, files: &[NewFile<'_>], targets: &[Target], ops: &mut Op
         if let Some(existing) = &target.existing {
             keep_owner_and_mode(&new, existing, ops).map_err(cannot)?;
         }
-        ops.sync(&new).map_err(cannot)?;
+        unsynced.push(new);
+        if unsynced.len() == SYNC_BATCH {
+            ops.sync_files(&unsynced).map_err(cannot_sync)?;
+            unsynced.clear();
+        }
     }
-    Ok(())
+    Ok(unsynced)
 }
 
 /// The old file, to put back: a hard link costs nothing and keeps it exactly; where links
@@ -177,14 +193,21 @@ fn keep_owner_and_mode(file: &File, existing: &fs::Metadata, ops: &mut Ops) -> i
     ops.set_permissions(file, existing.permissions())
 }
 
-/// Step 2: the journal appears whole or not at all (written aside, synced, renamed).
-fn write_journal(staging: &Path, journal: &Journal, ops: &mut Ops) -> Result<()> {
+/// Step 2: the journal appears whole or not at all (written aside, synced together with
+/// the last staged files, renamed).
+fn write_journal(
+    staging: &Path,
+    journal: &Journal,
+    mut unsynced: Vec<File>,
+    ops: &mut Ops,
+) -> Result<()> {
     let cannot = |e: io::Error| anyhow!("cannot write in {}: {e}", staging.display());
     let text = serde_json::to_vec(journal)?;
     let aside = staging.join("journal.new");
     let mut file = ops.create_new(&aside).map_err(cannot)?;
     ops.write(&mut file, &text).map_err(cannot)?;
-    ops.sync(&file).map_err(cannot)?;
+    unsynced.push(file);
+    ops.sync_files(&unsynced).map_err(cannot)?;
     ops.rename(&aside, &staging.join(JOURNAL)).map_err(cannot)?;
     ops.sync_dir(staging).map_err(cannot)
 }
@@ -212,10 +235,9 @@ fn commit(
             .map_err(|e| anyhow!("cannot write {}: {e}", target.full.display()))?;
         touched.insert(parent(&target.full));
     }
-    for dir in &touched {
-        ops.sync_dir(dir)
-            .map_err(|e| anyhow!("cannot sync {}: {e}", dir.display()))?;
-    }
+    let touched: Vec<&Path> = touched.iter().map(PathBuf::as_path).collect();
+    ops.sync_dirs(&touched)
+        .map_err(|e| anyhow!("cannot sync the directories written: {e}"))?;
     let journal = staging.join(JOURNAL);
     ops.rename(&journal, &staging.join(DONE))
         .map_err(|e| anyhow!("cannot rename {}: {e}", journal.display()))?;
@@ -323,10 +345,13 @@ fn undo(wall: &Wall, staging: &Path, ops: &mut Ops) -> Result<Undone, Vec<String
         }
     }
     // Directories the undo removed are gone; their parents are in `touched` too.
-    for dir in touched.iter().filter(|d| d.exists()) {
-        if let Err(e) = ops.sync_dir(dir) {
-            left.push(format!("{} not synced ({e})", dir.display()));
-        }
+    let touched: Vec<&Path> = touched
+        .iter()
+        .filter(|d| d.exists())
+        .map(PathBuf::as_path)
+        .collect();
+    if let Err(e) = ops.sync_dirs(&touched) {
+        left.push(format!("the directories restored, not synced ({e})"));
     }
     if left.is_empty()
         && let Err(e) = ops.remove_file(&journal_path)
