@@ -137,6 +137,7 @@ fn dispatch(cli: Cli, out: Output) -> anyhow::Result<()> {
         dry_run: cli.global.dry_run,
         out,
     };
+    let _held = commands::hold(&cli.command, &global)?;
     execute(cli.command, &global)
 }
 

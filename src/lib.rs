@@ -4,6 +4,7 @@ pub mod cli;
 pub mod commands;
 pub mod crd;
 pub mod errors;
+pub mod lock;
 pub mod names;
 pub mod project;
 pub mod rbac;

@@ -159,3 +159,60 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// One entry of a tree as a write may change it: a file's bytes and mode, a directory's
+/// mode, or a link's target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    Dir(u32),
+    File(Vec<u8>, u32),
+    Link(PathBuf),
+}
+
+/// Every entry under `root`, links not followed (unlike [`snapshot`]).
+pub fn entries(root: &Path) -> BTreeMap<PathBuf, Entry> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).expect("readable directory") {
+            let path = entry.expect("readable entry").path();
+            let rel = path.strip_prefix(root).expect("below root").to_path_buf();
+            let meta = fs::symlink_metadata(&path).expect("readable entry");
+            let mode = meta.permissions().mode() & 0o7777;
+            let entry = if meta.file_type().is_symlink() {
+                Entry::Link(fs::read_link(&path).expect("readable link"))
+            } else if meta.is_dir() {
+                stack.push(path);
+                Entry::Dir(mode)
+            } else {
+                Entry::File(fs::read(&path).expect("readable file"), mode)
+            };
+            out.insert(rel, entry);
+        }
+    }
+    out
+}
+
+/// The paths whose entries differ between two trees.
+pub fn differing(a: &BTreeMap<PathBuf, Entry>, b: &BTreeMap<PathBuf, Entry>) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = a
+        .keys()
+        .chain(b.keys())
+        .filter(|k| a.get(*k) != b.get(*k))
+        .cloned()
+        .collect();
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
+#[track_caller]
+pub fn assert_same_entries(
+    actual: &BTreeMap<PathBuf, Entry>,
+    expected: &BTreeMap<PathBuf, Entry>,
+    what: &str,
+) {
+    let diff = differing(actual, expected);
+    assert!(diff.is_empty(), "{what}: these entries differ: {diff:?}");
+}
