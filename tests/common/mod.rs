@@ -159,3 +159,11 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The target directory every generated project builds into, shared across test runs and
+/// engineers: `RSBUILDER_SAMPLES_TARGET`, else `target/sample-projects/target`.
+pub fn samples_target() -> PathBuf {
+    std::env::var_os("RSBUILDER_SAMPLES_TARGET")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target/sample-projects/target"))
+}
