@@ -3,6 +3,7 @@
 pub mod cli;
 pub mod commands;
 pub mod crd;
+pub mod lockfile;
 pub mod names;
 pub mod project;
 pub mod rbac;

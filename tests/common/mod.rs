@@ -10,14 +10,37 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Runs rsbuilder in `dir` with `args`, colour off.
+/// Runs rsbuilder in `dir` with `args`, colour off. Tests never reach crates.io: `init` and
+/// `alpha generate` run with `--fetch-deps=false` unless the test says `--fetch-deps`.
 pub fn rsbuilder(dir: &Path, args: &[&str]) -> Output {
+    let mut args = args.to_vec();
+    if fetches_deps(&args) && !args.iter().any(|a| a.starts_with("--fetch-deps")) {
+        args.push("--fetch-deps=false");
+    }
     Command::new(env!("CARGO_BIN_EXE_rsbuilder"))
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
         .output()
         .expect("rsbuilder runs")
+}
+
+/// Whether the command is one that writes Cargo.lock: `init` or `alpha generate`, after any
+/// global options.
+fn fetches_deps(args: &[&str]) -> bool {
+    let mut words = args.iter().copied();
+    while let Some(word) = words.next() {
+        match word {
+            "-C" => {
+                words.next();
+            }
+            "--dry-run" | "-q" | "--quiet" | "-v" | "--verbose" => {}
+            "init" => return true,
+            "alpha" => return words.next() == Some("generate"),
+            _ => return false,
+        }
+    }
+    false
 }
 
 pub fn stdout(out: &Output) -> String {
