@@ -18,7 +18,7 @@ hyperfine --warmup 5 -N "$bin --help"
 
 echo "== init (fresh directory each run)"
 hyperfine --warmup 3 --prepare "rm -rf $work/init && mkdir $work/init" \
-  "$bin -q -C $work/init init --domain example.com --project-name bench"
+  "$bin -q -C $work/init init --domain example.com --project-name bench --fetch-deps=false"
 
 # The largest golden project, as a real project to read.
 for golden in testdata/project-v1 testdata/project-init; do [ -d "$golden" ] && break; done
@@ -42,7 +42,7 @@ hyperfine --warmup 2 --runs 30 --prepare "$prep" \
   "$bin -q -C $work/v1 generate rbac" \
   "$bin -q -C $work/v1 generate webhooks"
 hyperfine --warmup 2 --runs 20 --prepare "rm -rf $work/regen" \
-  "$bin -q alpha generate --input-dir $work/v1-source --output-dir $work/regen"
+  "$bin -q alpha generate --input-dir $work/v1-source --output-dir $work/regen --fetch-deps=false"
 
 echo "== generate crds on a synthetic project: 200 kinds x 3 versions"
 python3 - "$work/synthetic" <<'PY'

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap::{ArgAction, Args, CommandFactory, Parser, Subcommand};
 
 use crate::commands;
 use crate::scaffold::Output;
@@ -84,6 +84,17 @@ pub enum CreateCommand {
         after_help = "Examples:\n  rsbuilder create webhook --group batch --version v1 --kind CronJob --defaulting --programmatic-validation\n  rsbuilder create webhook --group batch --version v1 --kind CronJob --conversion --spoke v1alpha1,v1beta1"
     )]
     Webhook(commands::create::webhook::WebhookArgs),
+}
+
+/// `--fetch-deps[=false]`, as kubebuilder's `init` has it: whether the command resolves the
+/// project's dependencies into Cargo.lock, which needs crates.io.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct FetchDeps {
+    /// Resolve the dependencies into Cargo.lock (cargo generate-lockfile; needs crates.io).
+    /// The image builds from the committed Cargo.lock; --fetch-deps=false skips this step
+    #[arg(long = "fetch-deps", num_args = 0..=1, require_equals = true, default_value_t = true,
+          default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
+    pub enabled: bool,
 }
 
 /// Context every command receives.

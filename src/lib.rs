@@ -5,6 +5,7 @@ pub mod commands;
 pub mod crd;
 pub mod errors;
 pub mod lock;
+pub mod lockfile;
 pub mod names;
 pub mod project;
 pub mod rbac;

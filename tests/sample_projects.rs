@@ -41,9 +41,7 @@ fn tool(name: &str) -> PathBuf {
 
 #[track_caller]
 fn run(dir: &Path, program: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> String {
-    let target = std::env::var_os("RSBUILDER_SAMPLES_TARGET")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("target/sample-projects/target"));
+    let target = samples_target();
     let program = program.as_ref();
     let out = Command::new(program)
         .args(args)

@@ -20,12 +20,6 @@ fn project_v1(dir: &Path) {
     copy_tree(&repo_root().join("testdata/project-v1"), dir);
 }
 
-fn command(dir: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rsbuilder"));
-    cmd.args(args).current_dir(dir).env("NO_COLOR", "1");
-    cmd
-}
-
 const QUOTA: &[&str] = &[
     "create",
     "api",
@@ -227,7 +221,7 @@ fn rewritten_files_keep_their_mode() {
 
 fn run_pair(dir: &Path, a: &[&str], b: &[&str]) -> (Output, Output) {
     let spawn = |args: &[&str]| {
-        command(dir, args)
+        rsbuilder_command(dir, args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -350,7 +344,7 @@ fn a_held_project_makes_commands_wait_then_fail_cleanly() {
     holder.lock().unwrap();
     for args in [QUOTA.to_vec(), [QUOTA, &["--dry-run"]].concat()] {
         let started = Instant::now();
-        let out = command(&dir, &args)
+        let out = rsbuilder_command(&dir, &args)
             .env("RSBUILDER_LOCK_TIMEOUT", "1")
             .output()
             .unwrap();
@@ -445,7 +439,7 @@ fn a_run_aborted_at_any_operation_is_undone_by_the_next() {
         let dir = sandbox.path().join("dir");
         let _ = fs::remove_dir_all(&dir);
         copy_tree(&seed, &dir);
-        let out = command(&dir, QUOTA)
+        let out = rsbuilder_command(&dir, QUOTA)
             .env("RSBUILDER_TEST_KILL_AT", n.to_string())
             .output()
             .unwrap();
@@ -495,7 +489,7 @@ fn a_run_killed_at_random_moments_leaves_the_old_or_the_new_tree() {
         let dir = sandbox.path().join("dir");
         let _ = fs::remove_dir_all(&dir);
         copy_tree(&seed, &dir);
-        let mut child = command(&dir, QUOTA)
+        let mut child = rsbuilder_command(&dir, QUOTA)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

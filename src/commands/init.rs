@@ -7,8 +7,9 @@ use clap::{Args, ValueEnum};
 use heck::ToSnakeCase;
 use serde::Serialize;
 
-use crate::cli::Global;
+use crate::cli::{FetchDeps, Global};
 use crate::commands::{version, write_plan};
+use crate::lockfile;
 use crate::names;
 use crate::project::{self, Project};
 use crate::scaffold::{Plan, Renderer};
@@ -30,6 +31,8 @@ pub struct InitArgs {
     /// Watch only the manager's own namespace, with Roles instead of ClusterRoles
     #[arg(long)]
     pub namespaced: bool,
+    #[command(flatten)]
+    pub fetch_deps: FetchDeps,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -98,6 +101,9 @@ pub fn run(global: &Global, args: InitArgs) -> Result<()> {
     let project = Project::new(&args.domain, &project_name, args.namespaced);
     let plan = plan(&Renderer::new()?, &ctx, &project)?;
     write_plan(global, &plan, false)?;
+    if args.fetch_deps.enabled {
+        lockfile::write(global, dir);
+    }
     if !global.dry_run {
         global
             .out

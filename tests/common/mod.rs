@@ -10,14 +10,41 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Runs rsbuilder in `dir` with `args`, colour off.
+/// Runs rsbuilder in `dir` with `args`, colour off. Tests never reach crates.io: `init` and
+/// `alpha generate` run with `--fetch-deps=false` unless the test says `--fetch-deps`.
 pub fn rsbuilder(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rsbuilder"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
+    rsbuilder_command(dir, args)
         .output()
         .expect("rsbuilder runs")
+}
+
+/// The command [`rsbuilder`] runs, for tests that spawn it themselves.
+pub fn rsbuilder_command(dir: &Path, args: &[&str]) -> Command {
+    let mut args = args.to_vec();
+    if fetches_deps(&args) && !args.iter().any(|a| a.starts_with("--fetch-deps")) {
+        args.push("--fetch-deps=false");
+    }
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rsbuilder"));
+    command.args(args).current_dir(dir).env("NO_COLOR", "1");
+    command
+}
+
+/// Whether the command is one that writes Cargo.lock: `init` or `alpha generate`, after any
+/// global options.
+fn fetches_deps(args: &[&str]) -> bool {
+    let mut words = args.iter().copied();
+    while let Some(word) = words.next() {
+        match word {
+            "-C" => {
+                words.next();
+            }
+            "--dry-run" | "-q" | "--quiet" | "-v" | "--verbose" => {}
+            "init" => return true,
+            "alpha" => return words.next() == Some("generate"),
+            _ => return false,
+        }
+    }
+    false
 }
 
 pub fn stdout(out: &Output) -> String {
@@ -215,4 +242,12 @@ pub fn assert_same_entries(
 ) {
     let diff = differing(actual, expected);
     assert!(diff.is_empty(), "{what}: these entries differ: {diff:?}");
+}
+
+/// The target directory every generated project builds into, shared across test runs and
+/// engineers: `RSBUILDER_SAMPLES_TARGET`, else `target/sample-projects/target`.
+pub fn samples_target() -> PathBuf {
+    std::env::var_os("RSBUILDER_SAMPLES_TARGET")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target/sample-projects/target"))
 }
