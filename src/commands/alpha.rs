@@ -251,6 +251,9 @@ fn create_api(r: &Resource) -> Vec<String> {
         args.push("--resource=false".into());
     }
     args.push(format!("--controller={}", r.controller));
+    if r.finalizer {
+        args.push("--finalizer".into());
+    }
     args
 }
 
