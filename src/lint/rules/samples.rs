@@ -14,7 +14,7 @@ use crate::lint::finding::{Finding, RuleId, Severity};
 use crate::lint::input::{Inputs, Sample};
 use crate::lint::registry::Check;
 use crate::lint::schema::{self, Schema};
-use crate::lint::yaml::{Segment, display_path};
+use crate::lint::yaml::{Kind, Segment, display_path};
 
 pub static SAMPLE_KIND: RuleId = RuleId {
     id: "sample-kind",
@@ -62,7 +62,13 @@ fn run(inputs: &Inputs, out: &mut Vec<Finding>) {
 }
 
 fn finding(sample: &Sample<'_>, problem: Problem) -> Finding {
-    let pos = sample.doc.pos_of(&problem.path);
+    // A wrong value is shown at the value; anything else at its key.
+    let pos = match sample.doc.resolve(&problem.path) {
+        Some(node) if !problem.unknown && !matches!(node.kind, Kind::Map(_) | Kind::Seq(_)) => {
+            node.pos
+        }
+        _ => sample.doc.pos_of(&problem.path),
+    };
     let field = display_path(&problem.path);
     if problem.unknown {
         SAMPLE_UNKNOWN_FIELD

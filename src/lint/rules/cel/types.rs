@@ -512,23 +512,40 @@ impl<'a> Checker<'a> {
     fn function(&mut self, call: &CallExpr) -> Ty<'a> {
         let name = call.func_name.as_str();
         // `ns.fn(...)` where `ns` is no variable: a qualified global (`sets.contains`).
-        if let Some(target) = &call.target
-            && let Expr::Ident(ns) = &target.expr
-            && !self.is_variable(ns)
-        {
-            let qualified = format!("{ns}.{name}");
-            let candidates: Vec<&Function> = functions::global(&qualified).collect();
-            let args: Vec<Ty<'a>> = call.args.iter().map(|a| self.expr(a)).collect();
-            return self.apply(&qualified, &candidates, None, &args);
+        let (shown, candidates, receiver) = match &call.target {
+            Some(target) => match &target.expr {
+                Expr::Ident(ns) if !self.is_variable(ns) => {
+                    let qualified = format!("{ns}.{name}");
+                    let candidates: Vec<&Function> = functions::global(&qualified).collect();
+                    (qualified, candidates, None)
+                }
+                _ => {
+                    let receiver = self.expr(target);
+                    (
+                        name.to_string(),
+                        functions::methods(name).collect(),
+                        Some(receiver),
+                    )
+                }
+            },
+            None => (name.to_string(), functions::global(name).collect(), None),
+        };
+        if candidates.is_empty() {
+            // Its arguments may bind variables (a macro lint's runtime lacks): not typed.
+            let macro_ = matches!(
+                name,
+                "all" | "exists" | "exists_one" | "existsOne" | "map" | "filter"
+            );
+            self.unsupported.insert(if macro_ {
+                format!("`{shown}` with {} arguments", call.args.len())
+            } else {
+                format!("`{shown}`")
+            });
+            return Ty::Dyn;
         }
-        let receiver = call.target.as_ref().map(|t| self.expr(t));
         let args: Vec<Ty<'a>> = call.args.iter().map(|a| self.expr(a)).collect();
         self.check_regex_literal(name, call);
-        let candidates: Vec<&Function> = match &receiver {
-            Some(_) => functions::methods(name).collect(),
-            None => functions::global(name).collect(),
-        };
-        self.apply(name, &candidates, receiver, &args)
+        self.apply(&shown, &candidates, receiver, &args)
     }
 
     /// Kubernetes validates regular expressions given as literals when it compiles a rule.
@@ -565,18 +582,6 @@ impl<'a> Checker<'a> {
         receiver: Option<Ty<'a>>,
         args: &[Ty<'a>],
     ) -> Ty<'a> {
-        if candidates.is_empty() {
-            let macro_ = matches!(
-                name,
-                "all" | "exists" | "exists_one" | "existsOne" | "map" | "filter"
-            );
-            self.unsupported.insert(if macro_ {
-                format!("`{name}` with {} arguments", args.len())
-            } else {
-                format!("`{name}`")
-            });
-            return Ty::Dyn;
-        }
         let by_arity: Vec<&Function> = candidates
             .iter()
             .copied()
