@@ -15,33 +15,6 @@ const SAMPLE: &str = "config/samples/batch_v1_cronjob.yaml";
 const WEBHOOK_PATCH: &str = "config/crd/patches/webhook_in_cronjobs.yaml";
 const CONTROLLER: &str = "src/controllers/deployment.rs";
 
-/// One change to the project.
-#[derive(Clone, Copy)]
-enum Edit {
-    /// Replace the first occurrence of the text in the file.
-    Replace(&'static str, &'static str, &'static str),
-    Write(&'static str, &'static str),
-    Remove(&'static str),
-}
-
-fn apply(dir: &Path, edits: &[Edit]) {
-    for edit in edits {
-        match *edit {
-            Edit::Replace(file, old, new) => {
-                let path = dir.join(file);
-                let text = fs::read_to_string(&path).unwrap();
-                assert!(text.contains(old), "{file} has no {old:?}");
-                fs::write(&path, text.replacen(old, new, 1)).unwrap();
-            }
-            Edit::Write(file, text) => {
-                fs::create_dir_all(dir.join(file).parent().unwrap()).unwrap();
-                fs::write(dir.join(file), text).unwrap();
-            }
-            Edit::Remove(file) => fs::remove_file(dir.join(file)).unwrap(),
-        }
-    }
-}
-
 /// A copy of project-v1 with `edits`.
 fn project(edits: &[Edit]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
