@@ -8,7 +8,7 @@ use anyhow::{Context as _, Result, anyhow};
 use serde_json::Value;
 
 use super::finding::{Finding, RuleId, Severity};
-use super::yaml::{self, Node};
+use super::yaml::{self, Node, Pos};
 use crate::crd::SourceFile;
 use crate::project::Project;
 
@@ -187,6 +187,33 @@ impl Inputs {
     pub fn manifests(&self) -> impl Iterator<Item = (&YamlFile, &Node)> {
         self.files_of(&self.manifest_files)
             .flat_map(|f| f.docs.iter().map(move |d| (f, d)))
+    }
+
+    /// Where the Rust source spells `text` as a string literal, when exactly one place
+    /// does: CRD rules, printer columns and selectable fields come from attributes of the
+    /// types, and the finding is clearer there than in the generated YAML.
+    pub fn rust_literal(&self, text: &str) -> Option<(PathBuf, Pos)> {
+        let needle = format!("{text:?}");
+        let mut found = self.sources.iter().flat_map(|source| {
+            source
+                .text
+                .match_indices(&needle)
+                .map(move |(offset, _)| (source, offset))
+        });
+        let (source, offset) = found.next()?;
+        if found.next().is_some() {
+            return None;
+        }
+        let before = &source.text[..offset];
+        let line = before.matches('\n').count() + 1;
+        let column = before
+            .rsplit('\n')
+            .next()
+            .unwrap_or_default()
+            .chars()
+            .count()
+            + 1;
+        Some((source.path.clone(), Pos { line, column }))
     }
 
     /// The CRDs of the CRD directory.

@@ -74,9 +74,12 @@ fn run(inputs: &Inputs, out: &mut Vec<Finding>) {
                         } else {
                             format!("selectable field {}", i + 1)
                         };
+                        let (file, pos) = inputs
+                            .rust_literal(path)
+                            .unwrap_or((crd.file.path.clone(), pos));
                         out.push(
                             rule.at(
-                                &crd.file.path,
+                                file,
                                 pos,
                                 format!(
                                     "{what} of {} {}: `{path}` {problem}",

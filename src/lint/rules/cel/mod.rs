@@ -58,6 +58,7 @@ fn run(inputs: &Inputs, out: &mut Vec<Finding>) {
     for crd in &crds {
         for version in &crd.versions {
             let mut walk = Walk {
+                inputs,
                 crd,
                 version,
                 out,
@@ -71,6 +72,7 @@ fn run(inputs: &Inputs, out: &mut Vec<Finding>) {
 }
 
 struct Walk<'r, 'a> {
+    inputs: &'r Inputs,
     crd: &'r Crd<'a>,
     version: &'r Version<'a>,
     out: &'r mut Vec<Finding>,
@@ -143,8 +145,15 @@ impl Walk<'_, '_> {
         let schema_node = self.version.schema.expect("walked versions have a schema");
         let mut rule_path = path.to_vec();
         rule_path.push(Segment::Key("rule".into()));
-        let pos = schema_node.pos_of(&rule_path);
-        let file = &self.crd.file.path;
+        let crd_pos = schema_node.pos_of(&rule_path);
+        let crd_file = self.crd.file.path.clone();
+        // Shown where the Rust attribute writes the rule, else in the CRD.
+        let (file, pos) = rule
+            .get("rule")
+            .and_then(Value::as_str)
+            .and_then(|text| self.inputs.rust_literal(text))
+            .unwrap_or((crd_file, crd_pos));
+        let file = &file;
         let Some(text) = rule.get("rule").and_then(Value::as_str) else {
             self.out
                 .push(CEL_INVALID.at(file, pos, "a validation has no `rule`".into()));
