@@ -3,7 +3,6 @@
 
 mod common;
 
-use std::fs;
 use std::path::Path;
 use std::process::Command;
 
