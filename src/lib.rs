@@ -4,6 +4,7 @@ pub mod cli;
 pub mod commands;
 pub mod crd;
 pub mod errors;
+pub mod lint;
 pub mod lock;
 pub mod lockfile;
 pub mod names;

@@ -103,6 +103,12 @@ fn check_project(name: &str) {
         env!("CARGO_BIN_EXE_rsbuilder"),
         &["generate", "crds", "--check"],
     );
+    // What `make lint` runs after clippy: golden projects review clean.
+    run(
+        &dir,
+        env!("CARGO_BIN_EXE_rsbuilder"),
+        &["lint", "--deny", "warnings"],
+    );
 
     let rendered = run(&dir, "kubectl", &["kustomize", "config/default"]);
     assert!(rendered.contains("kind: Deployment"), "{rendered}");

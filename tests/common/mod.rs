@@ -251,3 +251,31 @@ pub fn samples_target() -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(|| repo_root().join("target/sample-projects/target"))
 }
+
+/// One change to a project's files, for tests that seed problems into a generated tree.
+#[derive(Clone, Copy)]
+pub enum Edit {
+    /// Replace the first occurrence of the text in the file.
+    Replace(&'static str, &'static str, &'static str),
+    Write(&'static str, &'static str),
+    Remove(&'static str),
+}
+
+/// Applies `edits` in order below `dir`; a `Replace` whose text is missing fails the test.
+pub fn apply(dir: &Path, edits: &[Edit]) {
+    for edit in edits {
+        match *edit {
+            Edit::Replace(file, old, new) => {
+                let path = dir.join(file);
+                let text = fs::read_to_string(&path).unwrap();
+                assert!(text.contains(old), "{file} has no {old:?}");
+                fs::write(&path, text.replacen(old, new, 1)).unwrap();
+            }
+            Edit::Write(file, text) => {
+                fs::create_dir_all(dir.join(file).parent().unwrap()).unwrap();
+                fs::write(dir.join(file), text).unwrap();
+            }
+            Edit::Remove(file) => fs::remove_file(dir.join(file)).unwrap(),
+        }
+    }
+}
