@@ -39,7 +39,8 @@ pub fn validate_update(old: &CronJob, new: &CronJob) -> admission::Verdict {
     Ok(())
 }
 
-/// Checks the deletion of a CronJob.
+/// Checks the deletion of a CronJob. The API server asks only once DELETE is added to
+/// the webhook's operations, as `config/webhook/kustomization.yaml` shows.
 pub fn validate_delete(cron_job: &CronJob) -> admission::Verdict {
     debug!(name = %cron_job.name_any(), "validating the deletion of a CronJob");
     // TODO(user): what must hold before a CronJob may be deleted.
