@@ -578,3 +578,29 @@ fn generated_rust_is_rustfmt_clean() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn the_network_policies_admit_the_webhooks_in_old_projects_too() {
+    let policies = "config/network-policy/kustomization.yaml";
+    let dir = project();
+    // A project scaffolded before the list of policies had its marker.
+    let old = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n\
+               resources:\n- allow-metrics-traffic.yaml\n";
+    fs::write(dir.path().join(policies), old).unwrap();
+    ok(&webhook(dir.path(), &["--version", "v1", "--defaulting"]));
+    assert_eq!(
+        read(dir.path(), policies),
+        format!("{old}- allow-webhook-traffic.yaml\n# +rsbuilder:scaffold:network-policies\n")
+    );
+    assert!(
+        dir.path()
+            .join("config/network-policy/allow-webhook-traffic.yaml")
+            .is_file()
+    );
+
+    // A project without network policies gets none.
+    let dir = project();
+    fs::remove_dir_all(dir.path().join("config/network-policy")).unwrap();
+    ok(&webhook(dir.path(), &["--version", "v1", "--defaulting"]));
+    assert!(!dir.path().join("config/network-policy").exists());
+}

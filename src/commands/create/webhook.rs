@@ -100,6 +100,7 @@ const CONVERSION: &str = "src/webhooks/conversion.rs";
 const BENCH: &str = "benches/conversion.rs";
 const DEFAULT_KUSTOMIZATION: &str = "config/default/kustomization.yaml";
 const CRD_KUSTOMIZATION: &str = "config/crd/kustomization.yaml";
+const NETWORK_POLICY_KUSTOMIZATION: &str = "config/network-policy/kustomization.yaml";
 
 pub fn run(global: &Global, args: WebhookArgs) -> Result<()> {
     let project = Project::load(&global.dir)?;
@@ -526,6 +527,7 @@ fn plan_server(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx)
         "default-patches",
         "- path: manager_webhook_patch.yaml",
     );
+    plan_network_policy(tree, renderer, plan, ctx)?;
     // The replacements carry markers of their own; insert them once.
     let default = tree.read(Path::new(DEFAULT_KUSTOMIZATION))?;
     if !default.is_some_and(|text| has_marker(&text, "ca-injection-namespace")) {
@@ -535,6 +537,44 @@ fn plan_server(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx)
             renderer.render("webhook/fragments/default_replacements.yaml.hbs", ctx)?,
         );
     }
+    Ok(())
+}
+
+/// The policy that admits the API server to the webhook server, beside the metrics one,
+/// unless the project has no `config/network-policy` (the user removed it). A project
+/// scaffolded before the list had its marker gets the marker at the end of the file, where
+/// `init` left the list of resources.
+fn plan_network_policy(
+    tree: &dyn Tree,
+    renderer: &Renderer,
+    plan: &mut Plan,
+    ctx: &Ctx,
+) -> Result<()> {
+    if tree
+        .read(Path::new(NETWORK_POLICY_KUSTOMIZATION))?
+        .is_none()
+    {
+        return Ok(());
+    }
+    scaffold_missing(
+        tree,
+        renderer,
+        plan,
+        ctx,
+        "config/network-policy/allow-webhook-traffic.yaml",
+    )?;
+    plan.edit(
+        NETWORK_POLICY_KUSTOMIZATION,
+        Edit::AppendUnlessMarker {
+            marker: "network-policies".into(),
+            block: "# +rsbuilder:scaffold:network-policies".into(),
+        },
+    );
+    plan.insert(
+        NETWORK_POLICY_KUSTOMIZATION,
+        "network-policies",
+        "- allow-webhook-traffic.yaml",
+    );
     Ok(())
 }
 
