@@ -20,7 +20,8 @@ pub fn default(cron_job: &mut CronJob) {
     // TODO(user): set defaults, e.g. `cron_job.spec.foo.get_or_insert_with(|| "bar".into());`
 }
 
-/// `POST /mutate-batch-example-com-v1-cronjob`: the defaulting webhook.
+/// `POST /mutate-batch-example-com-v1-cronjob`: the defaulting webhook. Its patch holds what `default` changed;
+/// fields the type does not know stay. To remove them, call `admission::mutate_pruning`.
 pub async fn mutate(body: Bytes) -> Response {
     super::json(&admission::mutate(&body, default))
 }
@@ -146,6 +147,20 @@ mod tests {
         let path = "/mutate-batch-example-com-v1-cronjob";
         let answer = call(path, "CREATE", object(), Value::Null).await;
         assert_eq!(answer["allowed"], true, "{answer}");
+    }
+
+    /// A field this version of the manager does not know (from a newer CRD, during a rolling
+    /// upgrade) is data the API server stores: the defaulting patch leaves it alone.
+    #[tokio::test]
+    async fn the_defaulting_webhook_keeps_fields_it_does_not_know() {
+        let path = "/mutate-batch-example-com-v1-cronjob";
+        let mut sent = object();
+        sent["spec"]["fieldOfANewerVersion"] = json!({"kept": true});
+        let answer = call(path, "CREATE", sent, Value::Null).await;
+        assert_eq!(answer["allowed"], true, "{answer}");
+        let patch: Vec<u8> = serde_json::from_value(answer["patch"].clone()).unwrap_or_default();
+        let patch = String::from_utf8_lossy(&patch);
+        assert!(!patch.contains("fieldOfANewerVersion"), "{patch}");
     }
     #[tokio::test]
     async fn the_validating_webhook_answers_every_operation() {
