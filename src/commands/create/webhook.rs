@@ -648,18 +648,16 @@ fn plan_admission(env: &Env, plan: &mut Plan, ctx: &mut Ctx, kinds: &[Admission]
         plan.insert(
             WEBHOOKS_MOD,
             "webhook-routes",
-            route_line(route, &format!("{module}::{handler}")),
+            route_line(&format!("{route:?}"), &format!("{module}::{handler}")),
         );
     }
     Ok(())
 }
 
-/// `("/path", post(handler)),` as rustfmt writes it in the list of routes.
+/// `(path, post(handler)),` as rustfmt writes it in the list of routes; `path` is Rust: a
+/// string literal or a constant.
 fn route_line(path: &str, handler: &str) -> String {
-    let tuple = call(
-        "",
-        vec![atom(format!("{path:?}")), call("post", vec![atom(handler)])],
-    );
+    let tuple = call("", vec![atom(path), call("post", vec![atom(handler)])]);
     let lines = tuple.render(8, "", ",");
     lines
         .iter()
@@ -710,7 +708,7 @@ fn plan_conversion(
     plan.insert(
         WEBHOOKS_MOD,
         "webhook-routes",
-        route_line("/convert", "conversion::convert"),
+        route_line("CONVERSION_PATH", "conversion::convert"),
     );
     let hub_mod = format!(
         "crate::api::{}::{}::{}_conversion",
@@ -906,12 +904,12 @@ mod tests {
     #[test]
     fn routes_fit_or_break_like_rustfmt() {
         assert_eq!(
-            route_line("/convert", "conversion::convert"),
-            "(\"/convert\", post(conversion::convert)),"
+            route_line("CONVERSION_PATH", "conversion::convert"),
+            "(CONVERSION_PATH, post(conversion::convert)),"
         );
         assert_eq!(
             route_line(
-                "/mutate-batch-example-com-v1-cronjob",
+                "\"/mutate-batch-example-com-v1-cronjob\"",
                 "batch_v1_cron_job::mutate"
             ),
             "(\n    \"/mutate-batch-example-com-v1-cronjob\",\n    post(batch_v1_cron_job::mutate),\n),"

@@ -57,12 +57,10 @@ pub async fn validate(body: Bytes) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use axum::body::{Body, to_bytes};
-    use http::Request;
     use serde_json::{Value, json};
-    use tower::ServiceExt;
 
     use crate::api::batch::v1::cron_job as kind;
+    use crate::webhooks;
 
     /// Posts an AdmissionReview, as the API server sends it, to the webhook at `path`.
     async fn call(path: &str, operation: &str, object: Value, old_object: Value) -> Value {
@@ -82,19 +80,9 @@ mod tests {
                 "dryRun": false
             }
         });
-        let request = Request::post(path)
-            .header("content-type", "application/json")
-            .body(Body::from(review.to_string()))
-            .expect("a valid request");
-        let response = super::super::router()
-            .oneshot(request)
-            .await
-            .expect("the router is infallible");
-        assert_eq!(response.status(), 200);
-        let body = to_bytes(response.into_body(), usize::MAX)
-            .await
-            .expect("a readable body");
-        let answer: Value = serde_json::from_slice(&body).expect("a JSON answer");
+        let router = webhooks::router(webhooks::CONVERSION_BODY_LIMIT);
+        let (status, answer) = webhooks::send(router, path, review.to_string()).await;
+        assert_eq!(status, 200);
         assert_eq!(answer["kind"], "AdmissionReview", "{answer}");
         let response = answer["response"].clone();
         assert_eq!(response["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002");

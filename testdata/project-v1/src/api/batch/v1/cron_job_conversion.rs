@@ -150,6 +150,43 @@ mod tests {
         }
     }
 
+    /// The API server converts every object of a LIST in one ConversionReview
+    /// (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definition-versioning/#webhook-request-and-response):
+    /// 5 MiB of them, beyond axum's default limit of 2 MiB, are read and converted.
+    #[tokio::test]
+    async fn a_conversion_review_of_five_mib_is_converted() {
+        use crate::webhooks::{CONVERSION_BODY_LIMIT, CONVERSION_PATH, router, send};
+
+        let mut objects = Vec::new();
+        let mut size = 0;
+        for mut object in samples().into_iter().cycle() {
+            if size >= 5 * 1024 * 1024 {
+                break;
+            }
+            object["metadata"]["annotations"] =
+                json!({"example.com/padding": "x".repeat(16 * 1024)});
+            size += object.to_string().len();
+            objects.push(object);
+        }
+        let request = json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "ConversionReview",
+            "request": {
+                "uid": "u1",
+                "desiredAPIVersion": "batch.example.com/v1",
+                "objects": objects,
+            }
+        });
+        let router = router(CONVERSION_BODY_LIMIT);
+        let (status, answer) = send(router, CONVERSION_PATH, request.to_string()).await;
+        assert_eq!(status, 200);
+        assert_eq!(answer["response"]["result"]["status"], "Success");
+        let converted = answer["response"]["convertedObjects"]
+            .as_array()
+            .map_or(0, Vec::len);
+        assert_eq!(converted, objects.len());
+    }
+
     #[test]
     fn an_unknown_version_fails_the_review() {
         let request = json!({
