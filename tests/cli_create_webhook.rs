@@ -339,8 +339,8 @@ fn conversion_scaffolds_the_hub_and_each_spoke() {
     }
     let spoke = read(d, "src/api/batch/v1alpha1/cron_job_conversion.rs");
     for needle in [
-        "impl From<spoke::CronJob> for hub::CronJob",
-        "impl From<hub::CronJob> for spoke::CronJob",
+        "impl TryFrom<spoke::CronJob> for hub::CronJob",
+        "impl TryFrom<hub::CronJob> for spoke::CronJob",
         "pub fn to_hub(src: spoke::CronJob) -> hub::CronJob",
         "spec: cron_job_spec_to_hub(src.spec),",
         "status: src.status.map(cron_job_status_to_hub),",

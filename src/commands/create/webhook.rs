@@ -97,6 +97,7 @@ const CARGO: &str = "Cargo.toml";
 const MAKEFILE: &str = "Makefile";
 const WEBHOOKS_MOD: &str = "src/webhooks/mod.rs";
 const CONVERSION: &str = "src/webhooks/conversion.rs";
+const LOSSLESS: &str = "src/webhooks/lossless.rs";
 const BENCH: &str = "benches/conversion.rs";
 const DEFAULT_KUSTOMIZATION: &str = "config/default/kustomization.yaml";
 const CRD_KUSTOMIZATION: &str = "config/crd/kustomization.yaml";
@@ -704,7 +705,9 @@ fn plan_conversion(
         force,
     } = *env;
     scaffold_missing(tree, renderer, plan, ctx, CONVERSION)?;
+    scaffold_missing(tree, renderer, plan, ctx, LOSSLESS)?;
     plan.insert(WEBHOOKS_MOD, "webhook-modules", "pub mod conversion;");
+    plan.insert(WEBHOOKS_MOD, "webhook-modules", "pub mod lossless;");
     plan.insert(
         WEBHOOKS_MOD,
         "webhook-routes",
@@ -783,9 +786,9 @@ fn plan_conversion(
         c.functions = code.functions;
         c.sample = code.sample;
         c.imports = if code.uses_map_values {
-            "{ConversionError, from_json, lossless, map_values, to_json}".into()
+            "{ConversionError, from_json, map_values, to_json}".into()
         } else {
-            "{ConversionError, from_json, lossless, to_json}".into()
+            "{ConversionError, from_json, to_json}".into()
         };
         let mut versions = [ctx.hub.clone(), spoke.clone()];
         versions.sort_by(|a, b| version_sort(a, b));

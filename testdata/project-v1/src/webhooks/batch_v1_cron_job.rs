@@ -94,7 +94,8 @@ mod tests {
         serde_json::to_value(sample()).expect("a serializable sample")
     }
 
-    /// A v1 CronJob with a value in every field, for the tests and the benchmark.
+    /// A v1 CronJob with a value in every field and two items in every list, for the tests and the
+    /// benchmark.
     fn sample() -> kind::CronJob {
         kind::CronJob {
             metadata: kube::core::ObjectMeta {
@@ -112,7 +113,7 @@ mod tests {
 
     fn sample_cron_job_status() -> kind::CronJobStatus {
         kind::CronJobStatus {
-            conditions: vec![sample_condition()],
+            conditions: vec![sample_condition(), sample_condition()],
             observed_generation: Some(1),
         }
     }

@@ -8,6 +8,7 @@
 pub mod admission;
 pub mod server;
 pub mod conversion;
+pub mod lossless;
 pub mod batch_v1_cron_job;
 // +rsbuilder:scaffold:webhook-modules
 
