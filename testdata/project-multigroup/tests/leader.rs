@@ -16,16 +16,19 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use http::{Method, Request, Response, StatusCode};
+use k8s_openapi::api::coordination::v1::Lease;
 use k8s_openapi::api::rbac::v1::Role;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use k8s_openapi::jiff::Timestamp;
-use kube::Client;
+use kube::{Api, Client};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 use tower::Layer;
 use tower_test::mock::{self, Handle, SendResponse};
 
-use project_multigroup::leader::{Candidate, LEASE_NAME, Leadership, RENEW_DEADLINE, Renewals};
+use project_multigroup::leader::{
+    Candidate, LEASE_NAME, Leadership, RENEW_DEADLINE, REQUEST_TIMEOUT, Renewals,
+};
 use project_multigroup::shutdown::Shutdown;
 
 type Reply = SendResponse<Response<kube::client::Body>>;
@@ -275,5 +278,33 @@ async fn the_leader_election_role_grants_exactly_the_verbs_the_election_uses() {
     assert_eq!(
         granted, fake.verbs,
         "granted verbs (left) and used verbs (right) differ"
+    );
+}
+
+#[tokio::test]
+async fn the_election_client_gives_up_on_an_api_server_that_does_not_answer() {
+    // An API server that accepts connections and never answers.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a free port");
+    let addr = listener.local_addr().expect("a bound address");
+    tokio::spawn(async move {
+        let mut open = Vec::new();
+        while let Ok((connection, _)) = listener.accept().await {
+            open.push(connection);
+        }
+    });
+    let url = format!("http://{addr}").parse().expect("a URL");
+    let candidate = Candidate::new(kube::Config::new(url), NAMESPACE).expect("a candidate");
+    let leases: Api<Lease> = Api::namespaced(candidate.client, NAMESPACE);
+
+    let started = std::time::Instant::now();
+    let limit = REQUEST_TIMEOUT + Duration::from_secs(5);
+    let read = tokio::time::timeout(limit, leases.get(LEASE_NAME)).await;
+    let read = read.expect("the request hangs with the API server");
+    assert!(read.is_err(), "a silent API server answered");
+    assert!(
+        started.elapsed() >= REQUEST_TIMEOUT,
+        "gave up before the timeout"
     );
 }
