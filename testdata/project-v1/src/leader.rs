@@ -83,7 +83,8 @@ impl Candidate {
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default();
         let identity = std::env::var("HOSTNAME").unwrap_or_else(|_| {
-            format!("project-v1-{}-{}", std::process::id(), started.as_nanos())
+            let (name, pid) = (env!("CARGO_PKG_NAME"), std::process::id());
+            format!("{name}-{pid}-{}", started.as_nanos())
         });
         Ok(Self {
             client,
