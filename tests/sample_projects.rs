@@ -18,11 +18,32 @@ use common::*;
 fn run(dir: &Path, program: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> String {
     let target = samples_target();
     let program = program.as_ref();
-    let out = Command::new(program)
+    let mut command = Command::new(program);
+    command
         .args(args)
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", target)
-        .env_remove("RUSTFLAGS")
+        .env_remove("RUSTFLAGS");
+    // What cargo set for this test (CARGO_MANIFEST_DIR, CARGO_PKG_NAME, OUT_DIR ...) is no
+    // business of the sample project, and build scripts that watch those variables (ring's,
+    // through cc) would rebuild in the shared target for every checkout that runs this.
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        let set_by_cargo = [
+            "CARGO_PKG_",
+            "CARGO_MANIFEST_",
+            "CARGO_CRATE_",
+            "CARGO_BIN_",
+        ]
+        .iter()
+        .any(|prefix| name.starts_with(prefix));
+        if set_by_cargo
+            || ["OUT_DIR", "CARGO_PRIMARY_PACKAGE", "CARGO_TARGET_TMPDIR"].contains(&&*name)
+        {
+            command.env_remove(&*name);
+        }
+    }
+    let out = command
         .output()
         .unwrap_or_else(|e| panic!("cannot run {program:?}: {e}"));
     let text = format!(
