@@ -20,7 +20,7 @@ use crate::cli::Global;
 use crate::commands::write_plan;
 use crate::names;
 use crate::project::{self, Project, Resource};
-use crate::scaffold::{Edit, ListAt, ListEntries, Plan, Renderer, Tree};
+use crate::scaffold::{Edit, ListAt, ListEntries, Plan, Renderer, Tree, kind_clash};
 use crate::webhook::emit::{self, atom, call};
 use crate::webhook::{self, conversion, manifests};
 
@@ -240,6 +240,12 @@ pub fn plan(
     }
     plan.generate(manifests::FILE, manifests::render(&updated)?);
     plan.generate(project::FILE, updated.to_yaml());
+    let kind = kind_clash::Kind {
+        name: &args.kind,
+        module: &ctx.kind_snake,
+        crate_name: &ctx.crate_name,
+    };
+    kind_clash::check(&plan.resolve(tree, args.force)?, &kind)?;
 
     let mut next = String::from("\nNext:");
     if admission.contains(&Admission::Defaulting) {
@@ -590,7 +596,11 @@ fn plan_network_policy(
     )?;
     plan.add_to_list(
         NETWORK_POLICY_KUSTOMIZATION,
-        ListEntries::new("resources", "network-policies", "- allow-webhook-traffic.yaml"),
+        ListEntries::new(
+            "resources",
+            "network-policies",
+            "- allow-webhook-traffic.yaml",
+        ),
     );
     Ok(())
 }
