@@ -355,3 +355,59 @@ fn a_bad_mode_is_one_error_and_changes_nothing() {
     assert!(err.contains("cannot be used with"), "{err}");
     assert_eq!(snapshot(dir.path()), before);
 }
+
+#[test]
+fn a_project_without_webhooks_keeps_the_mode_for_its_first_webhook() {
+    let switched = tempfile::tempdir().unwrap();
+    ok(&rsbuilder(
+        switched.path(),
+        &["init", "--domain", "example.com", "--project-name", "certs"],
+    ));
+    let out = ok(&rsbuilder(
+        switched.path(),
+        &["edit", "--webhook-certs", "self"],
+    ));
+    assert!(out.contains("PROJECT"), "{out}");
+    assert!(!switched.path().join("config/webhook-certs").exists());
+    let fresh = tempfile::tempdir().unwrap();
+    ok(&rsbuilder(
+        fresh.path(),
+        &[
+            "init",
+            "--domain",
+            "example.com",
+            "--project-name",
+            "certs",
+            "--webhook-certs",
+            "self",
+        ],
+    ));
+    assert_same_entries(
+        &entries(switched.path()),
+        &entries(fresh.path()),
+        "init, then edit --webhook-certs self",
+    );
+}
+
+#[test]
+fn a_project_of_the_older_certmanager_layout_is_refused_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path(), "cert-manager");
+    apply(
+        dir.path(),
+        &[Edit::Write(
+            "config/certmanager/kustomization.yaml",
+            "resources:\n- certificate.yaml\n",
+        )],
+    );
+    let before = snapshot(dir.path());
+    let err = fails(
+        &rsbuilder(dir.path(), &["edit", "--webhook-certs", "self"]),
+        1,
+    );
+    assert!(
+        err.contains("config/certmanager") && err.contains("alpha generate"),
+        "{err}"
+    );
+    assert_eq!(snapshot(dir.path()), before);
+}
