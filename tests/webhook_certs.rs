@@ -411,3 +411,26 @@ fn a_project_of_the_older_certmanager_layout_is_refused_unchanged() {
     );
     assert_eq!(snapshot(dir.path()), before);
 }
+
+#[test]
+fn generate_webhooks_checks_and_restores_the_certificate_files() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path(), "self");
+    ok(&rsbuilder(dir.path(), &["generate", "webhooks", "--check"]));
+    let before = snapshot(dir.path());
+    apply(
+        dir.path(),
+        &[Edit::Replace(
+            "config/webhook-certs/resources.yaml",
+            "  - patch\n",
+            "  - patch\n  - delete\n",
+        )],
+    );
+    let err = fails(
+        &rsbuilder(dir.path(), &["generate", "webhooks", "--check"]),
+        1,
+    );
+    assert!(err.contains("config/webhook-certs/resources.yaml"), "{err}");
+    ok(&rsbuilder(dir.path(), &["generate", "webhooks"]));
+    assert_eq!(snapshot(dir.path()), before);
+}
