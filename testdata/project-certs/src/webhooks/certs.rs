@@ -1214,4 +1214,32 @@ mod tests {
         std::fs::remove_dir_all(&dir)?;
         Ok(())
     }
+
+    #[tokio::test]
+    async fn a_served_certificate_the_bundle_does_not_trust_is_not_ready() -> anyhow::Result<()> {
+        let dir = temp_dir("certs-untrusted");
+        // A certificate of another CA, as a stale mount or another issuer would leave.
+        crate::tls::testing::write_pair(
+            &dir,
+            crate::tls::testing::CERT_A,
+            crate::tls::testing::KEY_A,
+        );
+        let (addr, _trigger) = webhook_server(&dir).await?;
+        let settings = settings(&dir, addr);
+        let stored = renewal(SystemTime::now(), None, &settings)?.context("a new Secret")?;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let untrusted = trusted(addr, "webhook-service.system.svc", &stored.ca_bundle).await;
+        assert!(
+            untrusted.is_err(),
+            "a certificate of another CA was trusted"
+        );
+
+        write_pair(&dir, &stored)?;
+        assert!(
+            serves(addr, &stored.ca_bundle, &stored.cert).await,
+            "the issued certificate is not trusted"
+        );
+        std::fs::remove_dir_all(&dir)?;
+        Ok(())
+    }
 }
