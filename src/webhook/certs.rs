@@ -17,9 +17,6 @@ pub const MANAGER_PATCH: &str = "config/default/manager_webhook_patch.yaml";
 /// The replacements that fill in names kustomize gave (`replacements: - path:`).
 pub const REPLACEMENTS: &str = "config/default/webhook_certs_replacements.yaml";
 
-/// The name of the Secret the certificate is kept in, in both modes.
-pub const SECRET: &str = "webhook-server-cert";
-
 #[derive(Debug, Serialize)]
 struct Ctx {
     project_name: String,

@@ -4,10 +4,10 @@
 //! The webhook server's certificate when the manager issues it itself
 //! (`--webhook-certs self`, set by `config/default/manager_webhook_patch.yaml`).
 //!
-//! Every replica runs [`run`]: it makes sure the Secret `--webhook-cert-secret` in its
-//! namespace holds a CA and a serving certificate for the webhook Service's DNS names,
-//! renews them before they expire, writes the serving pair where the webhook server reads
-//! it (`--webhook-cert-dir`, read again every few seconds), and injects the CA bundle into
+//! Every replica runs [`run`]: it makes sure the Secret [`SECRET`] in its namespace holds
+//! a CA and a serving certificate for the webhook Service's DNS names, renews them before
+//! they expire, writes the serving pair where the webhook server reads it
+//! (`--webhook-cert-dir`, read again every few seconds), and injects the CA bundle into
 //! this project's webhook configurations and conversion CRDs. Replicas agree through the
 //! API server: the Secret is created once (the loser of the race reads the winner's) and
 //! replaced with its `resourceVersion` (the loser of a conflict reads it again), never
