@@ -245,3 +245,93 @@ fn recursive_types_are_refused() {
         "src/api/t.rs:10:12: recursive type `Node` cannot be generated statically: schemars would emit a `$ref`, which CRDs do not allow; use --exact",
     );
 }
+
+#[test]
+fn cfg_the_source_does_not_decide_is_refused_where_it_matters() {
+    let body = kind(
+        "",
+        "    #[cfg(debug_assertions)]\n    pub verbose: bool,\n    #[cfg_attr(unix, serde(rename = \"p\"))]\n    pub port: u16,\n    #[cfg_attr(unix, allow(dead_code))]\n    pub fine: u16,",
+    );
+    let got = diags(&[src("t.rs", &body)]);
+    assert_eq!(
+        got,
+        [
+            "src/api/t.rs:7:11: field `verbose` cannot be generated statically: it is under `#[cfg(debug_assertions)]`, and it depends on the build profile, which the source does not fix; use --exact",
+            "src/api/t.rs:9:16: field `port` cannot be generated statically: it is under `#[cfg(unix)]`, and it depends on the target or the build, which the source does not fix; use --exact",
+        ],
+        "the undecided `cfg_attr(unix, allow(..))` changes nothing and is not refused"
+    );
+}
+
+#[test]
+fn cfg_feature_without_a_manifest_is_refused() {
+    check(
+        &kind("", "    #[cfg(feature = \"metrics\")]\n    pub port: u16,"),
+        "src/api/t.rs:7:11: field `port` cannot be generated statically: it is under `#[cfg(feature = \"metrics\")]`, and no Cargo.toml was found to say which features are enabled; use --exact",
+    );
+}
+
+#[test]
+fn a_kind_or_type_under_an_undecided_cfg_is_refused() {
+    let body = format!(
+        "#[cfg(unix)]\n{}#[cfg(target_os = \"linux\")]\npub type Port = u16;\n#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n#[kube(group = \"t.example.com\", version = \"v1\", kind = \"Other\")]\npub struct OtherSpec {{ pub port: Port }}\n",
+        kind("", "    pub a: u8,")
+    );
+    let got = diags(&[src("t.rs", &body)]);
+    assert_eq!(
+        got,
+        [
+            "src/api/t.rs:7:12: custom resource `ThingSpec` cannot be generated statically: it is defined under `#[cfg(unix)]`, and it depends on the target or the build, which the source does not fix; use --exact",
+            "src/api/t.rs:14:34: type `Port` cannot be generated statically: it is defined under `#[cfg(target_os = \"linux\")]` (src/api/t.rs:10), and it depends on the target or the build, which the source does not fix; use --exact",
+        ]
+    );
+}
+
+#[test]
+fn macros_that_could_define_a_kind_are_warned_about() {
+    let body = format!(
+        "{}macro_rules! plain {{ () => {{}} }}\nmacro_rules! kinds {{ () => {{ #[derive(CustomResource)] struct S; }} }}\nplain!();\nkinds!();\nmy_crate::define_kind!(Foo);\ninclude!(\"generated.rs\");\nthread_local! {{ static X: u8 = 0; }}\n",
+        kind("", "    pub a: u8,")
+    );
+    let out = rsbuilder::crd::generate_in(&rsbuilder::crd::Crate::default(), &[src("t.rs", &body)])
+        .expect("generates");
+    let warnings: Vec<String> = out.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        warnings,
+        [
+            "src/api/t.rs:12:1: warning: macro `kinds!` is not expanded by `generate crds`: a custom resource it defines is missed (use --exact)",
+            "src/api/t.rs:13:1: warning: macro `define_kind!` is not expanded by `generate crds`: a custom resource it defines is missed (use --exact)",
+            "src/api/t.rs:14:1: warning: `include!` is not read by `generate crds`: a custom resource in the included file is missed (use --exact)",
+        ]
+    );
+}
+
+#[test]
+fn a_file_no_mod_declares_is_skipped_with_a_warning() {
+    let files = [
+        SourceFile {
+            path: PathBuf::from("src/api/mod.rs"),
+            text: "pub mod v1;\n".into(),
+        },
+        src("v1.rs", &kind("", "    pub a: u8,")),
+        src(
+            "old.rs",
+            &kind("", "    pub a: u8,").replace("Thing", "Old"),
+        ),
+    ];
+    let out =
+        rsbuilder::crd::generate_in(&rsbuilder::crd::Crate::default(), &files).expect("generates");
+    assert_eq!(
+        out.output.keys().collect::<Vec<_>>(),
+        ["t.example.com_things.yaml"]
+    );
+    assert_eq!(
+        out.warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+        [
+            "src/api/old.rs: warning: skipped: no `mod` item in src/api/mod.rs declares this file, so rustc does not compile it"
+        ]
+    );
+}

@@ -40,6 +40,21 @@ pub fn find_resources<'a>(index: &Index<'a>, diags: &mut Vec<Diagnostic>) -> Vec
                 continue;
             }
             let path = index.path_of(m.file);
+            if let Some((at, u)) = index.undecided_module(module) {
+                diags.push(Diagnostic::not_static(
+                    path,
+                    s.ident.span(),
+                    format!("custom resource `{}`", s.ident),
+                    format!(
+                        "its module is declared under {} ({}:{}), and {}",
+                        u.what,
+                        at.display(),
+                        u.span.start().line,
+                        u.why
+                    ),
+                ));
+                continue;
+            }
             match super::attrs::kube::read(&s.attrs, s.ident.span()) {
                 Ok(kube) => out.push(Resource {
                     item: ItemRef {

@@ -149,6 +149,15 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                 Fields::Named(named) => {
                     let mut obj = Map::new();
                     for field in &named.named {
+                        if let Some(u) =
+                            super::cfg::undecided(&self.builder.index.krate.cfg, &field.attrs)
+                        {
+                            return Err(Unsupported::new(
+                                u.span,
+                                format!("the default of `{ident}`"),
+                                format!("a field is under {}, and {}", u.what, u.why),
+                            ));
+                        }
                         let sf = attrs::serde::field(&field.attrs)
                             .map_err(|e| Unsupported::new(e.span(), "attributes", e.to_string()))?;
                         if sf.skip_serializing {

@@ -33,6 +33,8 @@ enum Target<'a> {
     External(String),
     /// A `crate::`/`super::` path into the sources that names nothing there.
     Missing(String),
+    /// An item or module under a `#[cfg]` the source does not decide: why, and where.
+    Undecided(String),
 }
 
 const MAX_DEPTH: usize = 24;
@@ -136,6 +138,7 @@ impl<'a> Resolver<'_, 'a> {
                 format!("type `{shown}`"),
                 format!("`{p}` was not found in the given sources"),
             )),
+            Target::Undecided(why) => Err(Unsupported::new(span, format!("type `{shown}`"), why)),
             Target::External(full) => self.external(module, &full, &args, &shown, span, depth),
         }
     }
@@ -236,6 +239,9 @@ impl<'a> Resolver<'_, 'a> {
         let Some(m) = self.index.module(module) else {
             return Target::External(segs.join("::"));
         };
+        if let Some(u) = m.undecided.get(first) {
+            return self.undecided(m.file, u);
+        }
         if segs.len() == 1
             && let Some(item) = m.types.get(first)
         {
@@ -246,7 +252,7 @@ impl<'a> Resolver<'_, 'a> {
             return self.resolve_path(module, &full, depth + 1);
         }
         let child = [module, &segs[..1]].concat();
-        if self.index.module(&child).is_some() {
+        if self.index.module(&child).is_some() || self.index.undecided_module(&child).is_some() {
             return self.lookup_abs(&[module, segs].concat(), depth);
         }
         for glob in &m.globs {
@@ -257,7 +263,21 @@ impl<'a> Resolver<'_, 'a> {
                 _ => {}
             }
         }
+        if let Some(u) = &m.undecided_glob {
+            return self.undecided(m.file, u);
+        }
         Target::External(segs.join("::"))
+    }
+
+    /// The refusal for a name defined under an undecided `#[cfg]` in `file`.
+    fn undecided(&self, file: usize, u: &Unsupported) -> Target<'a> {
+        let at = self.index.path_of(file).display();
+        Target::Undecided(format!(
+            "it is defined under {} ({at}:{}), and {}",
+            u.what,
+            u.span.start().line,
+            u.why
+        ))
     }
 
     fn known_external(&self, path: &str) -> bool {
@@ -271,6 +291,15 @@ impl<'a> Resolver<'_, 'a> {
         let Some((name, mods)) = path.split_last() else {
             return Target::Missing(String::from("crate"));
         };
+        if let Some((at, u)) = self.index.undecided_module(mods) {
+            return Target::Undecided(format!(
+                "its module exists only under {} ({}:{}), and {}",
+                u.what,
+                at.display(),
+                u.span.start().line,
+                u.why
+            ));
+        }
         let module = if self.index.module(mods).is_some() {
             mods.to_vec()
         } else {
@@ -282,6 +311,9 @@ impl<'a> Resolver<'_, 'a> {
         let Some(m) = self.index.module(&module) else {
             return Target::Missing(path.join("::"));
         };
+        if let Some(u) = m.undecided.get(name) {
+            return self.undecided(m.file, u);
+        }
         if let Some(item) = m.types.get(name) {
             return Target::Local(self.item_ref(&module, *item));
         }

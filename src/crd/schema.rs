@@ -63,6 +63,17 @@ impl<'i, 'a> Builder<'i, 'a> {
         self.diags.push(d);
     }
 
+    /// Refuses a field, variant or type whose `#[cfg]`/`#[cfg_attr]` the source does not
+    /// decide (it may not exist, or carry attributes that are not known); `true` if so.
+    fn undecided(&mut self, ctx: &Ctx, what: &str, attrs: &[syn::Attribute]) -> bool {
+        let Some(u) = super::cfg::undecided(&self.index.krate.cfg, attrs) else {
+            return false;
+        };
+        let why = format!("it is under {}, and {}", u.what, u.why);
+        self.refuse(ctx, Unsupported::new(u.span, what, why));
+        true
+    }
+
     fn refuse_all(&mut self, ctx: &Ctx, list: Vec<Unsupported>) -> bool {
         let any = !list.is_empty();
         for u in list {
@@ -163,6 +174,9 @@ impl<'i, 'a> Builder<'i, 'a> {
         kube_schema: bool,
     ) -> Option<Schema> {
         let attrs = item.item.attrs();
+        if self.undecided(ctx, &format!("type `{}`", item.item.ident()), attrs) {
+            return None;
+        }
         let serde = self.read(ctx, attrs::serde::container(attrs))?;
         let mut sch = self.read(ctx, attrs::schemars::read(attrs))?;
         if kube_schema {
@@ -324,6 +338,9 @@ impl<'i, 'a> Builder<'i, 'a> {
         container_default: bool,
         kube_schema: bool,
     ) -> Option<()> {
+        if self.undecided(ctx, &field_what(field), &field.attrs) {
+            return None;
+        }
         let sf = self.read(ctx, attrs::serde::field(&field.attrs))?;
         let mut sa = self.read(ctx, attrs::schemars::read(&field.attrs))?;
         if kube_schema {
@@ -379,6 +396,9 @@ impl<'i, 'a> Builder<'i, 'a> {
 
     /// `expr_for_field` for a newtype struct or variant's single field.
     fn field_expr(&mut self, ctx: &Ctx, field: &syn::Field) -> Option<Schema> {
+        if self.undecided(ctx, &field_what(field), &field.attrs) {
+            return None;
+        }
         let mut sa = self.read(ctx, attrs::schemars::read(&field.attrs))?;
         let sf = self.read(ctx, attrs::serde::field(&field.attrs))?;
         let mut refused = self.refuse_all(ctx, sf.unsupported.clone());
@@ -495,6 +515,9 @@ impl<'i, 'a> Builder<'i, 'a> {
         v: &'v syn::Variant,
         serde: &SerdeContainer,
     ) -> Option<Option<VariantInfo<'v>>> {
+        if self.undecided(ctx, &format!("variant `{}`", v.ident), &v.attrs) {
+            return None;
+        }
         let sv = self.read(ctx, attrs::serde::variant(&v.attrs))?;
         let mut sa = self.read(ctx, attrs::schemars::read(&v.attrs))?;
         let mut refused = self.refuse_all(ctx, sv.unsupported.clone());
@@ -651,6 +674,14 @@ pub struct VariantInfo<'v> {
 impl VariantInfo<'_> {
     fn is_unit(&self) -> bool {
         matches!(self.variant.fields, Fields::Unit)
+    }
+}
+
+/// How a field is named in messages.
+pub fn field_what(field: &syn::Field) -> String {
+    match &field.ident {
+        Some(i) => format!("field `{}`", unraw(i)),
+        None => "this field".to_string(),
     }
 }
 
