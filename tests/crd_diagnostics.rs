@@ -46,11 +46,8 @@ fn check(body: &str, expected: &str) {
 #[test]
 fn type_from_unknown_crate() {
     check(
-        &format!(
-            "use chrono::DateTime;\n{}",
-            kind("", "    pub at: DateTime,")
-        ),
-        "src/api/t.rs:8:13: type `DateTime` cannot be generated statically: `chrono::DateTime` comes from outside the given sources and is not a known std or k8s-openapi type; use --exact",
+        &format!("use billing::Money;\n{}", kind("", "    pub price: Money,")),
+        "src/api/t.rs:8:16: type `Money` cannot be generated statically: `billing::Money` comes from outside the given sources and is not a known std or k8s-openapi type; use --exact",
     );
 }
 

@@ -14,6 +14,7 @@ use super::attrs::{self, Unsupported, lit_bool, lit_number, span_of};
 use super::model::{ItemRef, TypeItem, derives};
 use super::resolve::{MAX_TYPE_NESTING, Shape};
 use super::schema::{Builder, Ctx, field_name, unraw};
+use super::std_types::DefaultOf;
 use super::typeops::{Prim, Wrapper};
 
 pub struct Defaults<'b, 'i, 'a> {
@@ -109,6 +110,20 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                 Wrapper::Box | Wrapper::Arc | Wrapper::Rc => self.type_default(inner, span),
             },
             Shape::User(item) => self.user_default(item, span),
+            Shape::Ext(t, params) => match t.default {
+                DefaultOf::Value(f) => f().ok_or_else(|| unknown_default(t.path, span)),
+                DefaultOf::EmptyArray => Ok(Value::Array(Vec::new())),
+                DefaultOf::EmptyObject => Ok(Value::Object(Map::new())),
+                DefaultOf::Inner => match params.as_slice() {
+                    [inner] => self.type_default(inner, span),
+                    _ => Err(unknown_default(t.path, span)),
+                },
+                DefaultOf::Unknown => Err(unknown_default(t.path, span)),
+            },
+            Shape::Array(len, inner) => {
+                let one = self.type_default(inner, span)?;
+                Ok(Value::Array(vec![one; *len]))
+            }
         }
     }
 
@@ -410,6 +425,14 @@ fn eval_prim(p: Prim, expr: &Expr) -> Option<Value> {
         }
         _ => None,
     }
+}
+
+fn unknown_default(path: &str, span: Span) -> Unsupported {
+    Unsupported::new(
+        span,
+        format!("the default of `{path}`"),
+        "it has no `Default`, or one whose serialized value rsbuilder does not know",
+    )
 }
 
 /// `Default::default()`, `T::default()`, `<T>::default()`.

@@ -29,6 +29,7 @@ pub mod model;
 pub mod modules;
 pub mod resolve;
 pub mod schema;
+pub mod std_types;
 pub mod structural;
 pub mod transforms;
 pub mod typeops;

@@ -8,6 +8,7 @@ use syn::{GenericArgument, PathArguments, Type};
 use super::attrs::{Unsupported, span_of};
 use super::k8s_types::{self, K8sType};
 use super::model::{Index, ItemRef, TypeItem};
+use super::std_types::{self, ExtType, Params};
 use super::typeops::{Prim, Wrapper};
 
 /// A resolved type.
@@ -17,6 +18,10 @@ pub enum Shape<'a> {
     K8s(&'static K8sType),
     User(ItemRef<'a>),
     Wrap(Wrapper, Box<Shape<'a>>),
+    /// A std or feature-crate type from `std_types`, with its type parameters.
+    Ext(&'static ExtType, Vec<Shape<'a>>),
+    /// `[T; N]`.
+    Array(usize, Box<Shape<'a>>),
 }
 
 impl Shape<'_> {
@@ -76,6 +81,24 @@ impl<'a> Resolver<'_, 'a> {
             Type::Paren(p) => return self.resolve_depth(module, &p.elem, depth),
             Type::Group(g) => return self.resolve_depth(module, &g.elem, depth),
             Type::Tuple(t) if t.elems.is_empty() => return Ok(Shape::Prim(Prim::Unit)),
+            Type::Array(a) => {
+                let len = match &a.len {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(n),
+                        ..
+                    }) => n.base10_parse::<usize>().ok(),
+                    _ => None,
+                };
+                let Some(len) = len.filter(|n| std_types::array(*n).is_some()) else {
+                    return Err(Unsupported::new(
+                        span,
+                        format!("type `{shown}`"),
+                        "schemars implements `JsonSchema` for arrays of a literal length up to 32",
+                    ));
+                };
+                let inner = self.resolve_depth(module, &a.elem, depth + 1)?;
+                return Ok(Shape::Array(len, Box::new(inner)));
+            }
             Type::Path(p) if p.qself.is_none() => &p.path,
             _ => {
                 return Err(Unsupported::new(
@@ -186,6 +209,9 @@ impl<'a> Resolver<'_, 'a> {
             }
             return Ok(Shape::Wrap(w, Box::new(inner)));
         }
+        if let Some(shape) = self.ext(module, full, args, shown, span, depth)? {
+            return Ok(shape);
+        }
         if !args.is_empty() {
             return Err(Unsupported::new(
                 span,
@@ -207,6 +233,87 @@ impl<'a> Resolver<'_, 'a> {
             )
         };
         Err(Unsupported::new(span, format!("type `{shown}`"), why))
+    }
+
+    /// A std or feature-crate type of `std_types`, when `full` names one.
+    fn ext(
+        &self,
+        module: &[String],
+        full: &str,
+        args: &[&Type],
+        shown: &str,
+        span: proc_macro2::Span,
+        depth: usize,
+    ) -> Result<Option<Shape<'a>>, Unsupported> {
+        let (first, rest) = full.split_once("::").unwrap_or((full, ""));
+        let canonical = format!("{}::{rest}", self.index.krate.package_of(first));
+        let unexpected = || {
+            Unsupported::new(
+                span,
+                format!("type `{shown}`"),
+                "unexpected generic arguments",
+            )
+        };
+        if std_types::is_non_zero(&canonical) {
+            let [arg] = args else {
+                return Err(unexpected());
+            };
+            let prim = quote::ToTokens::to_token_stream(*arg).to_string();
+            return std_types::non_zero(&prim)
+                .map(|t| Some(Shape::Ext(t, Vec::new())))
+                .ok_or_else(unexpected);
+        }
+        let Some(t) = std_types::lookup(&canonical) else {
+            return Ok(None);
+        };
+        if let Some(feature) = t.feature
+            && !self.feature_on(feature)
+        {
+            let feature = if feature == "smol_str" {
+                "smol_str03"
+            } else {
+                feature
+            };
+            let why = if self.index.krate.cfg.features.is_some() {
+                format!(
+                    "its `JsonSchema` impl is schemars' `{feature}` feature, which the crate's Cargo.toml and Cargo.lock do not turn on (add it to the `features` of the schemars dependency)"
+                )
+            } else {
+                format!(
+                    "its `JsonSchema` impl is schemars' `{feature}` feature, and no Cargo.toml was found to say it is on"
+                )
+            };
+            return Err(Unsupported::new(span, format!("type `{shown}`"), why));
+        }
+        let resolve = |ty: &Type| self.resolve_depth(module, ty, depth + 1);
+        let shapes = match (t.params, args) {
+            (Params::None, []) | (Params::Ignored, _) => Vec::new(),
+            (Params::One, [a]) => vec![resolve(a)?],
+            (Params::OneArray, [Type::Array(a)]) => vec![resolve(&a.elem)?],
+            (Params::Two, [a, b]) => vec![resolve(a)?, resolve(b)?],
+            (Params::StringKeyed, [k, v]) => {
+                if !matches!(resolve(k)?, Shape::Prim(Prim::String)) {
+                    return Err(Unsupported::new(
+                        span_of(*k),
+                        format!("map key type in `{shown}`"),
+                        "only `String` keys are supported",
+                    ));
+                }
+                vec![resolve(v)?]
+            }
+            _ => return Err(unexpected()),
+        };
+        Ok(Some(Shape::Ext(t, shapes)))
+    }
+
+    /// Whether schemars' optional `feature` is on for the crate.
+    fn feature_on(&self, feature: &str) -> bool {
+        let on = &self.index.krate.schemars_features;
+        match feature {
+            // One feature per major version; both forward to `String`'s schema.
+            "smol_str" => on.contains("smol_str02") || on.contains("smol_str03"),
+            f => on.contains(f),
+        }
     }
 
     /// Whether `name` in `module` refers to a local type or import (so a primitive name
@@ -284,6 +391,8 @@ impl<'a> Resolver<'_, 'a> {
         Prim::from_path(path).is_some()
             || Wrapper::from_path(path).is_some()
             || k8s_types::lookup(path).is_some()
+            || std_types::lookup(path).is_some()
+            || std_types::is_non_zero(path)
     }
 
     /// A path from the crate root.

@@ -21,6 +21,7 @@ use super::defaults::Defaults;
 use super::diagnostics::Diagnostic;
 use super::model::{Index, ItemRef, TypeItem, derives};
 use super::resolve::{MAX_TYPE_NESTING, Resolver, Shape};
+use super::std_types::with_slot2;
 use super::typeops::{Op, Slot, apply, with_slot};
 
 /// Builds schemas for one CRD version with one generator (kube-derive's settings).
@@ -107,6 +108,25 @@ impl<'i, 'a> Builder<'i, 'a> {
                 let s = self.shape_schema(inner, Op::Subschema)?;
                 let g = &mut self.generator;
                 let f = w.apply();
+                Some(with_slot(s, || f(op, g)))
+            }
+            Shape::Ext(t, params) => {
+                let mut schemas = Vec::new();
+                for p in params {
+                    schemas.push(self.shape_schema(p, Op::Subschema)?);
+                }
+                let g = &mut self.generator;
+                let mut schemas = schemas.into_iter();
+                Some(match (schemas.next(), schemas.next()) {
+                    (None, _) => (t.apply)(op, g),
+                    (Some(a), None) => with_slot(a, || (t.apply)(op, g)),
+                    (Some(a), Some(b)) => with_slot(a, || with_slot2(b, || (t.apply)(op, g))),
+                })
+            }
+            Shape::Array(len, inner) => {
+                let s = self.shape_schema(inner, Op::Subschema)?;
+                let f = super::std_types::array(*len)?;
+                let g = &mut self.generator;
                 Some(with_slot(s, || f(op, g)))
             }
         }

@@ -320,6 +320,22 @@ impl<'i, 'a> Gen<'i, 'a> {
                 TypeItem::Enum(_) => Ty::Enum(item),
                 _ => Ty::Other(item),
             },
+            // Moved as they are when both sides name the same type; otherwise a TODO.
+            Shape::Ext(t, params) => {
+                let params: Vec<String> = params
+                    .into_iter()
+                    .map(|p| self.ty_text(&self.ty_of(p)))
+                    .collect();
+                Ty::Unknown(match t.params {
+                    // `DateTime<Tz>`: the parameter is not known here, so never "the same".
+                    crate::crd::std_types::Params::Ignored => format!("{}<_>", t.path),
+                    _ if params.is_empty() => t.path.to_string(),
+                    _ => format!("{}<{}>", t.path, params.join(", ")),
+                })
+            }
+            Shape::Array(len, inner) => {
+                Ty::Unknown(format!("[{}; {len}]", self.ty_text(&self.ty_of(*inner))))
+            }
         }
     }
 
