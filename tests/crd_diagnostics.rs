@@ -332,3 +332,53 @@ fn a_file_no_mod_declares_is_skipped_with_a_warning() {
         ]
     );
 }
+
+/// The diagnostics of a run over `files` as the sources of a crate with `manifest`.
+fn diags_in(manifest: &str, files: &[SourceFile]) -> Vec<String> {
+    let krate = rsbuilder::crd::Crate::parse(manifest, None, &[]).expect("manifest parses");
+    match rsbuilder::crd::generate_in(&krate, files) {
+        Ok(out) => panic!("expected diagnostics, got {:?}", out.output.keys()),
+        Err(d) => d.iter().map(ToString::to_string).collect(),
+    }
+}
+
+#[test]
+fn feature_crate_types_need_schemars_feature() {
+    let body = kind(
+        "",
+        "    pub id: uuid::Uuid,\n    pub at: chrono::DateTime<chrono::Utc>,",
+    );
+    let without_manifest = diags(&[src("t.rs", &body)]);
+    assert_eq!(
+        without_manifest,
+        [
+            "src/api/t.rs:7:13: type `uuid::Uuid` cannot be generated statically: its `JsonSchema` impl is schemars' `uuid1` feature, and no Cargo.toml was found to say it is on; use --exact",
+            "src/api/t.rs:8:13: type `chrono::DateTime<chrono::Utc>` cannot be generated statically: its `JsonSchema` impl is schemars' `chrono04` feature, and no Cargo.toml was found to say it is on; use --exact",
+        ]
+    );
+    let with_chrono_only = diags_in(
+        "[dependencies]\nschemars = { version = \"1\", features = [\"chrono04\"] }\n",
+        &[src("t.rs", &body)],
+    );
+    assert_eq!(with_chrono_only.len(), 1, "{with_chrono_only:?}");
+    assert!(
+        with_chrono_only[0].contains("type `uuid::Uuid` cannot be generated statically: its `JsonSchema` impl is schemars' `uuid1` feature, which the crate's Cargo.toml and Cargo.lock do not turn on"),
+        "{with_chrono_only:?}"
+    );
+}
+
+#[test]
+fn a_type_kube_derive_cannot_put_in_a_crd_is_refused() {
+    // schemars gives `bytes::Bytes` `"type": ["array", "string"]`, which kube-derive's
+    // `crd()` cannot turn into a JSONSchemaProps (it panics).
+    let got = diags_in(
+        "[dependencies]\nschemars = { version = \"1\", features = [\"bytes1\"] }\n",
+        &[src("t.rs", &kind("", "    pub digest: bytes::Bytes,"))],
+    );
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(
+        got[0]
+            .starts_with("src/api/t.rs:6:12: the schema of `Thing` is not a valid JSONSchemaProps"),
+        "{got:?}"
+    );
+}

@@ -127,6 +127,18 @@ macro_rules! generic {
     };
 }
 
+macro_rules! featured {
+    ($feature:literal, $path:literal, $params:ident, $ty:ty, $default:ident) => {
+        ExtType {
+            path: $path,
+            feature: Some($feature),
+            params: Params::$params,
+            apply: apply::<$ty>,
+            default: DefaultOf::$default,
+        }
+    };
+}
+
 fn all() -> Vec<ExtType> {
     use std::num::*;
     vec![
@@ -232,6 +244,136 @@ fn all() -> Vec<ExtType> {
             std::ops::RangeInclusive<Slot>,
             Unknown
         ),
+        featured!(
+            "chrono04",
+            "chrono::DateTime",
+            Ignored,
+            chrono::DateTime<chrono::Utc>,
+            Unknown
+        ),
+        featured!(
+            "chrono04",
+            "chrono::NaiveDate",
+            None,
+            chrono::NaiveDate,
+            Unknown
+        ),
+        featured!(
+            "chrono04",
+            "chrono::NaiveDateTime",
+            None,
+            chrono::NaiveDateTime,
+            Unknown
+        ),
+        featured!(
+            "chrono04",
+            "chrono::NaiveTime",
+            None,
+            chrono::NaiveTime,
+            Unknown
+        ),
+        featured!(
+            "chrono04",
+            "chrono::Weekday",
+            None,
+            chrono::Weekday,
+            Unknown
+        ),
+        featured!(
+            "chrono04",
+            "chrono::TimeDelta",
+            None,
+            chrono::TimeDelta,
+            Unknown
+        ),
+        featured!(
+            "chrono04",
+            "chrono::Duration",
+            None,
+            chrono::TimeDelta,
+            Unknown
+        ),
+        featured!("url2", "url::Url", None, url::Url, Unknown),
+        featured!("uuid1", "uuid::Uuid", None, uuid::Uuid, Unknown),
+        featured!("semver1", "semver::Version", None, semver::Version, Unknown),
+        featured!("bytes1", "bytes::Bytes", None, bytes::Bytes, Unknown),
+        featured!("bytes1", "bytes::BytesMut", None, bytes::BytesMut, Unknown),
+        featured!("either1", "either::Either", Two, either::Either<Slot, Slot2>, Unknown),
+        featured!("indexmap2", "indexmap::IndexMap", StringKeyed, indexmap::IndexMap<String, Slot>, EmptyObject),
+        featured!("indexmap2", "indexmap::map::IndexMap", StringKeyed, indexmap::IndexMap<String, Slot>, EmptyObject),
+        featured!(
+            "indexmap2",
+            "indexmap::IndexSet",
+            One,
+            indexmap::IndexSet<Slot>,
+            EmptyArray
+        ),
+        featured!(
+            "indexmap2",
+            "indexmap::set::IndexSet",
+            One,
+            indexmap::IndexSet<Slot>,
+            EmptyArray
+        ),
+        featured!(
+            "smallvec1",
+            "smallvec::SmallVec",
+            OneArray,
+            smallvec::SmallVec<[Slot; 1]>,
+            EmptyArray
+        ),
+        featured!(
+            "smol_str",
+            "smol_str::SmolStr",
+            None,
+            smol_str::SmolStr,
+            Unknown
+        ),
+        featured!("jiff02", "jiff::Timestamp", None, jiff::Timestamp, Unknown),
+        featured!("jiff02", "jiff::Zoned", None, jiff::Zoned, Unknown),
+        featured!("jiff02", "jiff::Span", None, jiff::Span, Unknown),
+        featured!(
+            "jiff02",
+            "jiff::SignedDuration",
+            None,
+            jiff::SignedDuration,
+            Unknown
+        ),
+        featured!(
+            "jiff02",
+            "jiff::civil::Date",
+            None,
+            jiff::civil::Date,
+            Unknown
+        ),
+        featured!(
+            "jiff02",
+            "jiff::civil::Time",
+            None,
+            jiff::civil::Time,
+            Unknown
+        ),
+        featured!(
+            "jiff02",
+            "jiff::civil::DateTime",
+            None,
+            jiff::civil::DateTime,
+            Unknown
+        ),
+        featured!(
+            "rust_decimal1",
+            "rust_decimal::Decimal",
+            None,
+            rust_decimal::Decimal,
+            Unknown
+        ),
+        featured!(
+            "bigdecimal04",
+            "bigdecimal::BigDecimal",
+            None,
+            bigdecimal::BigDecimal,
+            Unknown
+        ),
     ]
 }
 
@@ -307,16 +449,31 @@ pub fn package(t: &ExtType) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::crd::typeops::{Op, with_slot};
 
     #[test]
     fn finds_types_and_aliases() {
         assert!(lookup("std::net::IpAddr").is_some());
         assert!(lookup("core::num::NonZeroU16").is_some());
+        assert!(lookup("chrono::naive::NaiveDate").is_some());
         assert_eq!(
             non_zero("u16").map(|t| t.path),
             Some("std::num::NonZeroU16")
         );
         assert!(lookup("std::net::Nope").is_none());
         assert!(array(32).is_some() && array(33).is_none());
+    }
+
+    #[test]
+    fn two_slots_behave_like_the_real_types() {
+        let mut g = crate::crd::transforms::generator();
+        let real = g.subschema_for::<either::Either<u8, String>>();
+        let left = g.subschema_for::<u8>();
+        let right = g.subschema_for::<String>();
+        let t = lookup("either::Either").unwrap();
+        let got = with_slot(left, || {
+            with_slot2(right, || (t.apply)(Op::Subschema, &mut g))
+        });
+        assert_eq!(real, got);
     }
 }
