@@ -211,7 +211,7 @@ fn root_schema<'a>(
     }
     if let Some(status) = &k.status {
         let ty: syn::Type = syn::parse_quote!(Option<#status>);
-        let resolver = super::resolve::Resolver { index: b.index };
+        let resolver = super::resolve::Resolver::new(b.index);
         let shape = match resolver.resolve(&ctx.module, &ty) {
             Ok(s) => s,
             Err(mut u) => {

@@ -290,9 +290,7 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
     }
 
     fn resolve(&mut self, ctx: &Ctx, ty: &syn::Type) -> R<Shape<'a>> {
-        let resolver = super::resolve::Resolver {
-            index: self.builder.index,
-        };
+        let resolver = super::resolve::Resolver::new(self.builder.index);
         resolver.resolve(&ctx.module, ty)
     }
 

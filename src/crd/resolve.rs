@@ -3,6 +3,9 @@
 //! items (including globs and re-exports), `crate::`/`self::`/`super::` paths and child
 //! modules, the way rustc would for these simple cases.
 
+use std::cell::RefCell;
+use std::collections::HashSet;
+
 use syn::{GenericArgument, PathArguments, Type};
 
 use super::attrs::{Unsupported, span_of};
@@ -52,9 +55,20 @@ pub const MAX_TYPE_NESTING: usize = 64;
 
 pub struct Resolver<'i, 'a> {
     pub index: &'i Index<'a>,
+    /// Paths already tried while resolving one path, by module: globs and
+    /// re-exports can form cycles, and trying each glob again at every level would take
+    /// exponential time.
+    seen: RefCell<HashSet<(Vec<String>, Vec<String>)>>,
 }
 
-impl<'a> Resolver<'_, 'a> {
+impl<'i, 'a> Resolver<'i, 'a> {
+    pub fn new(index: &'i Index<'a>) -> Self {
+        Self {
+            index,
+            seen: RefCell::default(),
+        }
+    }
+
     /// Resolves `ty` as written in `module`.
     pub fn resolve(&self, module: &[String], ty: &Type) -> Result<Shape<'a>, Unsupported> {
         self.resolve_depth(module, ty, 0)
@@ -140,6 +154,7 @@ impl<'a> Resolver<'_, 'a> {
         {
             return Ok(Shape::Prim(p));
         }
+        self.seen.borrow_mut().clear();
         match self.resolve_path(module, &segs, depth) {
             Target::Local(item) => {
                 if !args.is_empty() || !item.item.generics().params.is_empty() {
@@ -328,10 +343,18 @@ impl<'a> Resolver<'_, 'a> {
         if depth > MAX_DEPTH || segs.is_empty() {
             return Target::External(segs.join("::"));
         }
+        if !self
+            .seen
+            .borrow_mut()
+            .insert((module.to_vec(), segs.to_vec()))
+        {
+            // Tried before in this resolution: a cycle, or a glob already explored.
+            return Target::External(segs.join("::"));
+        }
         let first = segs[0].as_str();
         match first {
-            "crate" => return self.lookup_abs(&segs[1..], depth),
-            "self" => return self.lookup_abs(&[module, &segs[1..]].concat(), depth),
+            "crate" => return self.walk(Vec::new(), &segs[1..], depth),
+            "self" => return self.walk(module.to_vec(), &segs[1..], depth),
             "super" => {
                 let mut base = module.to_vec();
                 let mut rest = segs;
@@ -339,7 +362,7 @@ impl<'a> Resolver<'_, 'a> {
                     base.pop();
                     rest = &rest[1..];
                 }
-                return self.lookup_abs(&[&base[..], rest].concat(), depth);
+                return self.walk(base, rest, depth);
             }
             _ => {}
         }
@@ -360,12 +383,17 @@ impl<'a> Resolver<'_, 'a> {
         }
         let child = [module, &segs[..1]].concat();
         if self.index.module(&child).is_some() || self.index.undecided_module(&child).is_some() {
-            return self.lookup_abs(&[module, segs].concat(), depth);
+            return self.walk(module.to_vec(), segs, depth);
         }
         for glob in &m.globs {
-            let full = [&glob[..], segs].concat();
-            match self.resolve_path(module, &full, depth + 1) {
-                t @ Target::Local(_) => return t,
+            // A glob over a module of the sources is a lookup in that module (keyed by it,
+            // so chains of `use super::*` stay linear); over anything else, a path outside.
+            let found = match self.module_of(module, glob) {
+                Some(target) => self.walk(target, segs, depth + 1),
+                None => Target::External([&glob[..], segs].concat().join("::")),
+            };
+            match found {
+                t @ (Target::Local(_) | Target::Undecided(_)) => return t,
                 Target::External(p) if self.known_external(&p) => return Target::External(p),
                 _ => {}
             }
@@ -374,6 +402,30 @@ impl<'a> Resolver<'_, 'a> {
             return self.undecided(m.file, u);
         }
         Target::External(segs.join("::"))
+    }
+
+    /// The module of the sources a `use` path names (`super`, `self::a`, `crate::b::c`,
+    /// a child module), if it names one.
+    fn module_of(&self, module: &[String], path: &[String]) -> Option<Vec<String>> {
+        let (mut current, rest) = match path.first().map(String::as_str) {
+            Some("crate") => (Vec::new(), &path[1..]),
+            Some("self") => (module.to_vec(), &path[1..]),
+            Some("super") => {
+                let mut base = module.to_vec();
+                let mut rest = path;
+                while rest.first().is_some_and(|s| s == "super") {
+                    base.pop()?;
+                    rest = &rest[1..];
+                }
+                (base, rest)
+            }
+            _ => (module.to_vec(), path),
+        };
+        for seg in rest {
+            current.push(seg.clone());
+            self.index.module(&current)?;
+        }
+        Some(current)
     }
 
     /// The refusal for a name defined under an undecided `#[cfg]` in `file`.
@@ -395,42 +447,61 @@ impl<'a> Resolver<'_, 'a> {
             || std_types::is_non_zero(path)
     }
 
-    /// A path from the crate root.
-    fn lookup_abs(&self, path: &[String], depth: usize) -> Target<'a> {
-        let Some((name, mods)) = path.split_last() else {
+    /// `rest` looked up from module `base` downwards (`crate::a::b::T` from the root,
+    /// `super::x::T` from the parent): through child modules, and through `use` items
+    /// and globs of the modules on the way (`pub use k8s_openapi::api::core::v1 as core;`
+    /// makes `crate::core::PodSpec` a k8s-openapi path).
+    fn walk(&self, base: Vec<String>, rest: &[String], depth: usize) -> Target<'a> {
+        let Some((name, mods)) = rest.split_last() else {
             return Target::Missing(String::from("crate"));
         };
-        if let Some((at, u)) = self.index.undecided_module(mods) {
-            return Target::Undecided(format!(
-                "its module exists only under {} ({}:{}), and {}",
-                u.what,
-                at.display(),
-                u.span.start().line,
-                u.why
-            ));
-        }
-        let module = if self.index.module(mods).is_some() {
-            mods.to_vec()
-        } else {
-            match self.suffix_module(mods) {
-                Some(k) => k,
-                None => return Target::Missing(path.join("::")),
+        let wanted = [&base[..], mods].concat();
+        let mut current = base;
+        for (i, seg) in mods.iter().enumerate() {
+            let child = [&current[..], std::slice::from_ref(seg)].concat();
+            if let Some((at, u)) = self.index.undecided_module(&child) {
+                return Target::Undecided(format!(
+                    "its module exists only under {} ({}:{}), and {}",
+                    u.what,
+                    at.display(),
+                    u.span.start().line,
+                    u.why
+                ));
             }
-        };
-        let Some(m) = self.index.module(&module) else {
-            return Target::Missing(path.join("::"));
+            if self.index.module(&child).is_some() {
+                current = child;
+                continue;
+            }
+            if let Some(m) = self.index.module(&current)
+                && (m.uses.contains_key(seg) || !m.globs.is_empty())
+            {
+                return self.resolve_path(&current, &rest[i..], depth + 1);
+            }
+            // A sub-tree of the crate (`--paths src/api`): `crate::api::x` may be the
+            // module rsbuilder knows as `api::x` or `x`.
+            return match self.suffix_module(&wanted) {
+                Some(module) => self.item_in(&module, name, rest, depth),
+                None => Target::Missing(rest.join("::")),
+            };
+        }
+        self.item_in(&current, name, rest, depth)
+    }
+
+    /// `name` in `module`: an item, or a re-export or glob import of one.
+    fn item_in(&self, module: &[String], name: &str, whole: &[String], depth: usize) -> Target<'a> {
+        let Some(m) = self.index.module(module) else {
+            return Target::Missing(whole.join("::"));
         };
         if let Some(u) = m.undecided.get(name) {
             return self.undecided(m.file, u);
         }
         if let Some(item) = m.types.get(name) {
-            return Target::Local(self.item_ref(&module, *item));
+            return Target::Local(self.item_ref(module, *item));
         }
-        // A re-export (`pub use`) or glob in that module.
         if m.uses.contains_key(name) || !m.globs.is_empty() {
-            return self.resolve_path(&module, std::slice::from_ref(name), depth + 1);
+            return self.resolve_path(module, &[name.to_string()], depth + 1);
         }
-        Target::Missing(path.join("::"))
+        Target::Missing(whole.join("::"))
     }
 
     /// When the sources are a sub-tree of the crate (`--paths src/api`), `crate::api::x`

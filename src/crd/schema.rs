@@ -84,7 +84,7 @@ impl<'i, 'a> Builder<'i, 'a> {
     }
 
     pub fn resolve(&mut self, ctx: &Ctx, ty: &syn::Type) -> Option<Shape<'a>> {
-        let resolver = Resolver { index: self.index };
+        let resolver = Resolver::new(self.index);
         match resolver.resolve(&ctx.module, ty) {
             Ok(s) => Some(s),
             Err(u) => {

@@ -298,7 +298,7 @@ impl<'i, 'a> Gen<'i, 'a> {
     }
 
     fn resolver(&self) -> Resolver<'i, 'a> {
-        Resolver { index: self.index }
+        Resolver::new(self.index)
     }
 
     // ---- types --------------------------------------------------------------------------
