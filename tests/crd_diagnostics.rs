@@ -382,3 +382,40 @@ fn a_type_kube_derive_cannot_put_in_a_crd_is_refused() {
         "{got:?}"
     );
 }
+
+#[test]
+fn generic_types_rustc_or_kube_derive_would_not_accept_are_refused() {
+    // A lifetime parameter: a CRD type is `DeserializeOwned`, so kube-derive cannot have it.
+    let borrowed = format!(
+        "{}#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct Borrowed<'a> {{ pub s: &'a str }}\n",
+        kind("", "    pub b: Borrowed<'static>,")
+    );
+    check(
+        &borrowed,
+        "src/api/t.rs:7:12: type `Borrowed<'static>` cannot be generated statically: only type parameters are supported (no lifetime or const parameters); use --exact",
+    );
+    // A generic type that contains itself: schemars emits a `$ref` for it.
+    let tree = format!(
+        "{}#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct Tree<T> {{ pub value: T, pub children: Vec<Tree<T>> }}\n",
+        kind("", "    pub root: Tree<u8>,")
+    );
+    check(
+        &tree,
+        "src/api/t.rs:10:12: recursive type `Tree` cannot be generated statically: schemars would emit a `$ref`, which CRDs do not allow; use --exact",
+    );
+}
+
+#[test]
+fn generic_enum_mixing_unit_and_data_variants_is_refused() {
+    // kube-derive panics on it (a unit variant is a string, the others objects).
+    let body = format!(
+        "{}#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub enum Kind<T> {{ Some(T), Empty }}\n",
+        kind("", "    pub k: Kind<String>,")
+    );
+    let got = diags(&[src("t.rs", &body)]);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(
+        got[0].starts_with("src/api/t.rs:6:12: kube-derive rejects the schema of `Thing`: Enum variant set [String(\"Empty\")]"),
+        "{got:?}"
+    );
+}

@@ -61,6 +61,7 @@ pub fn find_resources<'a>(index: &Index<'a>, diags: &mut Vec<Diagnostic>) -> Vec
                         module: module.clone(),
                         item: *item,
                         file: m.file,
+                        args: Vec::new(),
                     },
                     kube,
                 }),

@@ -157,6 +157,7 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
             module: item.module.clone(),
             file: item.file,
         };
+        let bindings = super::resolve::bindings_of(item);
         let serde = attrs::serde::container(item.item.attrs())
             .map_err(|e| Unsupported::new(e.span(), "attributes", e.to_string()))?;
         match item.item {
@@ -185,7 +186,7 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                                 "it is serialized by user code",
                             ));
                         }
-                        let shape = self.resolve(&ctx, &field.ty)?;
+                        let shape = self.resolve_in(&ctx, &bindings, &field.ty)?;
                         let v = self.type_default(&shape, span)?;
                         if let Some(p) = &sf.skip_serializing_if
                             && skip_if(p, &v)?
@@ -211,7 +212,7 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                     Ok(Value::Object(obj))
                 }
                 Fields::Unnamed(u) if u.unnamed.len() == 1 => {
-                    let shape = self.resolve(&ctx, &u.unnamed[0].ty)?;
+                    let shape = self.resolve_in(&ctx, &bindings, &u.unnamed[0].ty)?;
                     self.type_default(&shape, span)
                 }
                 Fields::Unit => Ok(Value::Null),
@@ -289,8 +290,15 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
         })))
     }
 
-    fn resolve(&mut self, ctx: &Ctx, ty: &syn::Type) -> R<Shape<'a>> {
-        let resolver = super::resolve::Resolver::new(self.builder.index);
+    /// `ty` as written in an item whose type parameters are `bindings`.
+    fn resolve_in(
+        &mut self,
+        ctx: &Ctx,
+        bindings: &[(String, Shape<'a>)],
+        ty: &syn::Type,
+    ) -> R<Shape<'a>> {
+        let resolver =
+            super::resolve::Resolver::with_bindings(self.builder.index, bindings.to_vec());
         resolver.resolve(&ctx.module, ty)
     }
 

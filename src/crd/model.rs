@@ -74,19 +74,26 @@ pub struct Module<'a> {
     pub undecided_glob: Option<Unsupported>,
 }
 
-/// A type item together with where it lives.
+/// A type item together with where it lives, and for a generic item the types its
+/// parameters are instantiated with.
 #[derive(Clone)]
 pub struct ItemRef<'a> {
     pub module: Vec<String>,
     pub item: TypeItem<'a>,
     pub file: usize,
+    pub args: Vec<super::resolve::Shape<'a>>,
 }
 
 impl ItemRef<'_> {
+    /// Names the instantiated type: `api::Named<String>`.
     pub fn key(&self) -> String {
         let mut k = self.module.join("::");
         k.push_str("::");
         k.push_str(&self.item.ident().to_string());
+        if !self.args.is_empty() {
+            let args: Vec<String> = self.args.iter().map(|a| a.describe()).collect();
+            k.push_str(&format!("<{}>", args.join(", ")));
+        }
         k
     }
 }

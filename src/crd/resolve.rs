@@ -32,6 +32,33 @@ impl Shape<'_> {
     pub fn is_option(&self) -> bool {
         matches!(self, Shape::Wrap(Wrapper::Option, _))
     }
+
+    /// The type as a path, for keys and messages.
+    pub fn describe(&self) -> String {
+        let list = |args: &[Shape<'_>]| {
+            let args: Vec<String> = args.iter().map(Shape::describe).collect();
+            args.join(", ")
+        };
+        match self {
+            Shape::Prim(p) => format!("{p:?}"),
+            Shape::K8s(k) => k.path.trim_end_matches("::").to_string(),
+            Shape::User(item) => item.key(),
+            Shape::Wrap(w, inner) => format!("{w:?}<{}>", inner.describe()),
+            Shape::Ext(t, args) if args.is_empty() => t.path.to_string(),
+            Shape::Ext(t, args) => format!("{}<{}>", t.path, list(args)),
+            Shape::Array(n, inner) => format!("[{}; {n}]", inner.describe()),
+        }
+    }
+}
+
+/// The type parameters of `item` bound to its arguments.
+pub fn bindings_of<'a>(item: &ItemRef<'a>) -> Vec<(String, Shape<'a>)> {
+    item.item
+        .generics()
+        .type_params()
+        .map(|p| p.ident.to_string())
+        .zip(item.args.iter().cloned())
+        .collect()
 }
 
 /// Where a path leads.
@@ -55,6 +82,8 @@ pub const MAX_TYPE_NESTING: usize = 64;
 
 pub struct Resolver<'i, 'a> {
     pub index: &'i Index<'a>,
+    /// The type parameters in scope (those of the generic item whose fields are read).
+    bindings: Vec<(String, Shape<'a>)>,
     /// Paths already tried while resolving one path, by module: globs and
     /// re-exports can form cycles, and trying each glob again at every level would take
     /// exponential time.
@@ -63,8 +92,14 @@ pub struct Resolver<'i, 'a> {
 
 impl<'i, 'a> Resolver<'i, 'a> {
     pub fn new(index: &'i Index<'a>) -> Self {
+        Self::with_bindings(index, Vec::new())
+    }
+
+    /// A resolver inside a generic item: its type parameters name `bindings`.
+    pub fn with_bindings(index: &'i Index<'a>, bindings: Vec<(String, Shape<'a>)>) -> Self {
         Self {
             index,
+            bindings,
             seen: RefCell::default(),
         }
     }
@@ -149,6 +184,12 @@ impl<'i, 'a> Resolver<'i, 'a> {
         }
         if segs.len() == 1
             && args.is_empty()
+            && let Some((_, bound)) = self.bindings.iter().find(|(n, _)| *n == segs[0])
+        {
+            return Ok(bound.clone());
+        }
+        if segs.len() == 1
+            && args.is_empty()
             && !self.shadowed(module, &segs[0])
             && let Some(p) = Prim::from_primitive(&segs[0])
         {
@@ -156,21 +197,7 @@ impl<'i, 'a> Resolver<'i, 'a> {
         }
         self.seen.borrow_mut().clear();
         match self.resolve_path(module, &segs, depth) {
-            Target::Local(item) => {
-                if !args.is_empty() || !item.item.generics().params.is_empty() {
-                    return Err(Unsupported::new(
-                        span,
-                        format!("generic type `{shown}`"),
-                        "generic user types are not supported",
-                    ));
-                }
-                match item.item {
-                    TypeItem::Alias(alias) => {
-                        self.resolve_depth(&item.module, &alias.ty, depth + 1)
-                    }
-                    _ => Ok(Shape::User(item)),
-                }
-            }
+            Target::Local(item) => self.instantiate(module, item, &args, &shown, span, depth),
             Target::Missing(p) => Err(Unsupported::new(
                 span,
                 format!("type `{shown}`"),
@@ -248,6 +275,56 @@ impl<'i, 'a> Resolver<'i, 'a> {
             )
         };
         Err(Unsupported::new(span, format!("type `{shown}`"), why))
+    }
+
+    /// A local item with its type arguments (resolved here, in `module`), or the type its
+    /// alias stands for. Missing arguments take the parameters' defaults
+    /// (`struct Page<T = String>`), as rustc does.
+    fn instantiate(
+        &self,
+        module: &[String],
+        mut item: ItemRef<'a>,
+        args: &[&Type],
+        shown: &str,
+        span: proc_macro2::Span,
+        depth: usize,
+    ) -> Result<Shape<'a>, Unsupported> {
+        let generics = item.item.generics();
+        let refuse = |why: &str| Unsupported::new(span, format!("type `{shown}`"), why);
+        if generics.lifetimes().next().is_some() || generics.const_params().next().is_some() {
+            return Err(refuse(
+                "only type parameters are supported (no lifetime or const parameters)",
+            ));
+        }
+        let params: Vec<&syn::TypeParam> = generics.type_params().collect();
+        if args.len() > params.len() {
+            return Err(refuse(
+                "it has more type arguments than its type has parameters",
+            ));
+        }
+        let mut bound = Vec::new();
+        for (i, param) in params.iter().enumerate() {
+            let shape = match (args.get(i), &param.default) {
+                (Some(arg), _) => self.resolve_depth(module, arg, depth + 1)?,
+                // A default is written in the item's module, in terms of the earlier parameters.
+                (None, Some(default)) => {
+                    let inner = Resolver::with_bindings(self.index, bound.clone());
+                    inner.resolve_depth(&item.module, default, depth + 1)?
+                }
+                (None, None) => return Err(refuse("a type parameter has no argument")),
+            };
+            bound.push((param.ident.to_string(), shape));
+        }
+        match item.item {
+            TypeItem::Alias(alias) => {
+                let inner = Resolver::with_bindings(self.index, bound);
+                inner.resolve_depth(&item.module, &alias.ty, depth + 1)
+            }
+            _ => {
+                item.args = bound.into_iter().map(|(_, s)| s).collect();
+                Ok(Shape::User(item))
+            }
+        }
     }
 
     /// A std or feature-crate type of `std_types`, when `full` names one.
@@ -532,6 +609,7 @@ impl<'i, 'a> Resolver<'i, 'a> {
             module: module.to_vec(),
             item,
             file,
+            args: Vec::new(),
         }
     }
 }

@@ -20,7 +20,7 @@ use super::attrs::{self, Unsupported, kube::XKube, span_of};
 use super::defaults::Defaults;
 use super::diagnostics::Diagnostic;
 use super::model::{Index, ItemRef, TypeItem, derives};
-use super::resolve::{MAX_TYPE_NESTING, Resolver, Shape};
+use super::resolve::{MAX_TYPE_NESTING, Resolver, Shape, bindings_of};
 use super::std_types::with_slot2;
 use super::typeops::{Op, Slot, apply, with_slot};
 
@@ -31,6 +31,8 @@ pub struct Builder<'i, 'a> {
     pub diags: Vec<Diagnostic>,
     /// Items being built, to refuse recursive types (schemars would emit a `$ref`).
     stack: Vec<String>,
+    /// The type parameters of the items being built, innermost last.
+    scopes: Vec<Vec<(String, Shape<'a>)>>,
 }
 
 /// Where a field or variant lives: its module and file.
@@ -47,6 +49,7 @@ impl<'i, 'a> Builder<'i, 'a> {
             generator,
             diags: Vec::new(),
             stack: Vec::new(),
+            scopes: Vec::new(),
         }
     }
 
@@ -84,7 +87,8 @@ impl<'i, 'a> Builder<'i, 'a> {
     }
 
     pub fn resolve(&mut self, ctx: &Ctx, ty: &syn::Type) -> Option<Shape<'a>> {
-        let resolver = Resolver::new(self.index);
+        let bindings = self.scopes.last().cloned().unwrap_or_default();
+        let resolver = Resolver::with_bindings(self.index, bindings);
         match resolver.resolve(&ctx.module, ty) {
             Ok(s) => Some(s),
             Err(u) => {
@@ -182,7 +186,9 @@ impl<'i, 'a> Builder<'i, 'a> {
             return None;
         }
         self.stack.push(key);
+        self.scopes.push(bindings_of(item));
         let out = self.container_schema(&ctx, item, kube_schema);
+        self.scopes.pop();
         self.stack.pop();
         out
     }

@@ -315,6 +315,8 @@ impl<'i, 'a> Gen<'i, 'a> {
             Shape::Prim(p) => Ty::Prim(p),
             Shape::K8s(k) => Ty::K8s(k),
             Shape::Wrap(w, inner) => Ty::Wrap(w, Box::new(self.ty_of(*inner))),
+            // A generic type instantiated: named as a path, moved when both sides agree.
+            Shape::User(item) if !item.args.is_empty() => Ty::Unknown(item.key()),
             Shape::User(item) => match item.item {
                 TypeItem::Struct(s) if matches!(s.fields, Fields::Named(_)) => Ty::Struct(item),
                 TypeItem::Enum(_) => Ty::Enum(item),
