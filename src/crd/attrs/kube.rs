@@ -269,7 +269,7 @@ fn flag(m: &ParseNestedMeta<'_>) -> syn::Result<bool> {
     match strip_group(&expr) {
         Expr::Lit(ExprLit {
             lit: Lit::Str(s), ..
-        }) => parse_str(s),
+        }) => parse_str(s, "`true` or `false`"),
         _ => lit_bool(&expr),
     }
 }
@@ -283,16 +283,16 @@ fn darling_i32(expr: &Expr) -> syn::Result<i32> {
         }) => i.base10_parse(),
         Expr::Lit(ExprLit {
             lit: Lit::Str(s), ..
-        }) => parse_str(s),
+        }) => parse_str(s, "an integer"),
         other => Err(syn::Error::new_spanned(other, "expected an integer")),
     }
 }
 
 /// A string darling parses into a value (`FromStr`, as its `from_string` does).
-fn parse_str<T: std::str::FromStr>(s: &LitStr) -> syn::Result<T> {
-    s.value()
-        .parse()
-        .map_err(|_| syn::Error::new_spanned(s, format!("unknown value {:?}", s.value())))
+fn parse_str<T: std::str::FromStr>(s: &LitStr, expected: &str) -> syn::Result<T> {
+    s.value().parse().map_err(|_| {
+        syn::Error::new_spanned(s, format!("expected {expected}, found {:?}", s.value()))
+    })
 }
 
 /// The expression inside the invisible groups `macro_rules!` leaves, as darling sees it.
