@@ -149,7 +149,7 @@ fn unparsable_rust() {
 fn wrong_kube_attribute_value() {
     check(
         &kind(", namespaced = \"yes\"", "    pub a: u8,"),
-        "src/api/t.rs:5:78: invalid #[kube] attribute: expected `true` or `false`",
+        "src/api/t.rs:5:78: invalid #[kube] attribute: expected `true` or `false`, found \"yes\"",
     );
 }
 
@@ -417,5 +417,38 @@ fn generic_enum_mixing_unit_and_data_variants_is_refused() {
     assert!(
         got[0].starts_with("src/api/t.rs:6:12: kube-derive rejects the schema of `Thing`: Enum variant set [String(\"Empty\")]"),
         "{got:?}"
+    );
+}
+
+#[test]
+fn validation_values_the_source_does_not_fix_are_refused() {
+    // A bound computed in code, and a regex built from a string made at run time.
+    let body = format!(
+        "{}const MAX: usize = 8 * 8;\nstatic RE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| regex::Regex::new(&format!(\"^{{}}$\", \"a\")).unwrap());\n",
+        kind(
+            "",
+            "    #[validate(length(max = MAX))]\n    pub a: String,\n    #[validate(regex(path = *RE))]\n    pub b: String,\n    #[garde(pattern(unknown::RE))]\n    pub c: String,",
+        )
+    );
+    let got = diags(&[src("t.rs", &body)]);
+    assert_eq!(
+        got,
+        [
+            "src/api/t.rs:7:29: this validation bound cannot be generated statically: `MAX`: it is not a literal, nor a `const`/`static` with a literal value; use --exact",
+            "src/api/t.rs:9:29: this validation pattern cannot be generated statically: `RE`: it is not a literal, nor a `const`/`static` with a literal value; use --exact",
+            "src/api/t.rs:11:21: this validation pattern cannot be generated statically: `unknown::RE` is not a `const` or `static` of the given sources; use --exact",
+        ]
+    );
+}
+
+#[test]
+fn validation_forms_schemars_rejects_are_refused() {
+    // schemars itself fails to compile these, so kube-derive never runs.
+    check(
+        &kind(
+            "",
+            "    #[garde(email(message = \"x\"))]\n    pub a: String,",
+        ),
+        "src/api/t.rs:7:13: this `email` validation attribute cannot be generated statically: schemars rejects it (a format keyword takes no value), so kube-derive does not compile; use --exact",
     );
 }

@@ -20,6 +20,7 @@
 pub mod assemble;
 pub mod attrs;
 pub mod cfg;
+pub mod consts;
 pub mod defaults;
 pub mod diagnostics;
 pub mod emit;

@@ -54,12 +54,21 @@ impl<'a> TypeItem<'a> {
     }
 }
 
+/// A `const`/`static` item (or a `lazy_static!` entry): what validation attributes may name.
+#[derive(Clone)]
+pub struct ValueItem {
+    pub ty: syn::Type,
+    pub expr: syn::Expr,
+}
+
 /// One module: a file, or an inline `mod x { ... }` inside one.
 #[derive(Default)]
 pub struct Module<'a> {
     pub file: usize,
     pub types: BTreeMap<String, TypeItem<'a>>,
     pub fns: BTreeMap<String, &'a syn::ItemFn>,
+    /// `const`, `static` and `lazy_static!` items: their type and initializer.
+    pub values: BTreeMap<String, ValueItem>,
     /// `use a::b::C as D;` → `D` → `[a, b, C]`.
     pub uses: BTreeMap<String, Vec<String>>,
     /// `use a::b::*;` → `[a, b]`.
@@ -182,6 +191,20 @@ impl<'a> Index<'a> {
                 Item::Fn(f) => {
                     m.fns.insert(f.sig.ident.to_string(), f);
                 }
+                Item::Const(c) => {
+                    let v = ValueItem {
+                        ty: (*c.ty).clone(),
+                        expr: (*c.expr).clone(),
+                    };
+                    m.values.insert(c.ident.to_string(), v);
+                }
+                Item::Static(st) => {
+                    let v = ValueItem {
+                        ty: (*st.ty).clone(),
+                        expr: (*st.expr).clone(),
+                    };
+                    m.values.insert(st.ident.to_string(), v);
+                }
                 Item::Use(u) => flatten_use(&u.tree, &mut Vec::new(), &mut m),
                 Item::Impl(imp) => {
                     if let (Some((_, trait_path, _)), syn::Type::Path(tp)) =
@@ -207,6 +230,19 @@ impl<'a> Index<'a> {
                         let mut sub = path.clone();
                         sub.push(md.ident.to_string());
                         self.add_module(sub, file, inner, macros);
+                    }
+                }
+                Item::Macro(mac)
+                    if mac
+                        .mac
+                        .path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "lazy_static") =>
+                {
+                    // Statics it defines are values, not types: no warning.
+                    for (name, v) in lazy_statics(&mac.mac) {
+                        m.values.insert(name, v);
                     }
                 }
                 Item::Macro(mac) => self.warn_macro(file, mac, macros),
@@ -360,6 +396,30 @@ fn item_attrs(item: &Item) -> Option<&[Attribute]> {
         Item::Static(i) => &i.attrs,
         _ => return None,
     })
+}
+
+/// The `static ref NAME: Type = expr;` entries of a `lazy_static!` invocation (none if
+/// its body is not in that form).
+fn lazy_statics(mac: &syn::Macro) -> Vec<(String, ValueItem)> {
+    use syn::parse::{ParseStream, Parser};
+    let parser = |input: ParseStream<'_>| {
+        let mut out = Vec::new();
+        while !input.is_empty() {
+            input.call(Attribute::parse_outer)?;
+            input.parse::<syn::Visibility>()?;
+            input.parse::<syn::Token![static]>()?;
+            input.parse::<syn::Token![ref]>()?;
+            let name: syn::Ident = input.parse()?;
+            input.parse::<syn::Token![:]>()?;
+            let ty: syn::Type = input.parse()?;
+            input.parse::<syn::Token![=]>()?;
+            let expr: syn::Expr = input.parse()?;
+            input.parse::<syn::Token![;]>()?;
+            out.push((name.to_string(), ValueItem { ty, expr }));
+        }
+        Ok(out)
+    };
+    parser.parse2(mac.tokens.clone()).unwrap_or_default()
 }
 
 fn flatten_use(tree: &UseTree, prefix: &mut Vec<String>, m: &mut Module<'_>) {

@@ -17,6 +17,7 @@ use syn::{Fields, Ident};
 use super::attrs::schemars::{Common, SchemarsAttrs, Validation};
 use super::attrs::serde::{DefaultAttr, RenameRule, SerdeContainer, SerdeField};
 use super::attrs::{self, Unsupported, kube::XKube, span_of};
+use super::consts;
 use super::defaults::Defaults;
 use super::diagnostics::Diagnostic;
 use super::model::{Index, ItemRef, TypeItem, derives};
@@ -60,6 +61,75 @@ impl<'i, 'a> Builder<'i, 'a> {
     pub fn refuse(&mut self, ctx: &Ctx, u: Unsupported) {
         let d = Diagnostic::not_static(self.path(ctx), u.span, u.what, u.why);
         self.diags.push(d);
+    }
+
+    /// `ValidationAttrs::add_mutators`: the keywords in schemars' order, each value
+    /// decided from the sources (`None`, refused, when one is computed).
+    fn add_validation(&mut self, ctx: &Ctx, schema: &mut Schema, v: &Validation) -> Option<()> {
+        use schemars::_private::insert_validation_property as insert;
+        let index = self.index;
+        let number = |b: &mut Self, e: &syn::Expr| match consts::number(index, &ctx.module, e) {
+            Ok(n) => Some(n),
+            Err(why) => {
+                b.refuse(
+                    ctx,
+                    Unsupported::new(span_of(e), "this validation bound", why),
+                );
+                None
+            }
+        };
+        if let Some(len) = &v.length {
+            for (ty, suffix) in [("string", "Length"), ("array", "Items")] {
+                if let Some(min) = &len.min {
+                    insert(schema, ty, &format!("min{suffix}"), number(self, min)?);
+                }
+                if let Some(max) = &len.max {
+                    insert(schema, ty, &format!("max{suffix}"), number(self, max)?);
+                }
+            }
+        }
+        if let Some(range) = &v.range {
+            if let Some(min) = &range.min {
+                insert(schema, "number", "minimum", number(self, min)?);
+            }
+            if let Some(max) = &range.max {
+                insert(schema, "number", "maximum", number(self, max)?);
+            }
+        }
+        let text =
+            |b: &mut Self, e: &syn::Expr, what: &str| match consts::text(index, &ctx.module, e) {
+                Ok(t) => Some(t),
+                Err(why) => {
+                    b.refuse(
+                        ctx,
+                        Unsupported::new(span_of(e), format!("this validation {what}"), why),
+                    );
+                    None
+                }
+            };
+        if let Some(pattern) = &v.pattern {
+            let p = text(self, pattern, "pattern")?;
+            insert(schema, "string", "pattern", p);
+        }
+        if let Some(contains) = &v.contains {
+            let c = text(self, contains, "`contains` value")?;
+            schemars::_private::must_contain(schema, &c);
+        }
+        if let Some(format) = v.format {
+            schema.insert("format".into(), format.into());
+        }
+        if let Some(inner) = &v.inner
+            && !inner.is_default()
+        {
+            // `apply_inner_validation`: only an array's `items` schema is changed.
+            if let Some(items) = schema
+                .get_mut("items")
+                .and_then(|i| <&mut Schema>::try_from(i).ok())
+            {
+                self.add_validation(ctx, items, inner)?;
+            }
+        }
+        Some(())
     }
 
     pub fn error(&mut self, ctx: &Ctx, span: Span, message: impl Into<String>) {
@@ -399,7 +469,7 @@ impl<'i, 'a> Builder<'i, 'a> {
             },
         )?;
         add_common(&mut sub, &sa.common);
-        add_validation(&mut sub, &sa.validation);
+        self.add_validation(ctx, &mut sub, &sa.validation)?;
         if sf.skip_serializing {
             sub.insert("writeOnly".into(), true.into());
         }
@@ -441,7 +511,7 @@ impl<'i, 'a> Builder<'i, 'a> {
         };
         let mut s = self.shape_schema(&shape, op)?;
         add_common(&mut s, &sa.common);
-        add_validation(&mut s, &sa.validation);
+        self.add_validation(ctx, &mut s, &sa.validation)?;
         if sf.skip_serializing {
             s.insert("writeOnly".into(), true.into());
         }
@@ -763,37 +833,5 @@ pub fn add_common(schema: &mut Schema, c: &Common) {
 pub fn add_post(schema: &mut Schema, c: &Common) {
     for (k, v) in &c.extensions {
         schema.insert(k.clone(), v.clone());
-    }
-}
-
-/// `ValidationAttrs::add_mutators`.
-pub fn add_validation(schema: &mut Schema, v: &Validation) {
-    use schemars::_private::insert_validation_property as insert;
-    if let Some(len) = &v.length {
-        for (ty, suffix) in [("string", "Length"), ("array", "Items")] {
-            if let Some(min) = &len.min {
-                insert(schema, ty, &format!("min{suffix}"), min.clone());
-            }
-            if let Some(max) = &len.max {
-                insert(schema, ty, &format!("max{suffix}"), max.clone());
-            }
-        }
-    }
-    if let Some(range) = &v.range {
-        if let Some(min) = &range.min {
-            insert(schema, "number", "minimum", min.clone());
-        }
-        if let Some(max) = &range.max {
-            insert(schema, "number", "maximum", max.clone());
-        }
-    }
-    if let Some(pattern) = &v.pattern {
-        insert(schema, "string", "pattern", pattern.clone());
-    }
-    if let Some(contains) = &v.contains {
-        schemars::_private::must_contain(schema, contains);
-    }
-    if let Some(format) = v.format {
-        schema.insert("format".into(), format.into());
     }
 }
