@@ -70,7 +70,23 @@ fn schema_with() {
             "",
             "    #[schemars(schema_with = \"my_schema\")]\n    pub c: String,",
         ),
-        "src/api/t.rs:7:16: `#[schemars(schema_with = ...)]` cannot be generated statically: the schema is produced by user code; use --exact",
+        "src/api/t.rs:7:16: `#[schemars(schema_with = ...)]` cannot be generated statically: the schema is produced by user code (`my_schema` is not a function of the given sources); use --exact",
+    );
+}
+
+#[test]
+fn schema_with_computing_its_schema_is_refused() {
+    let body = format!(
+        "{}fn computed(g: &mut schemars::SchemaGenerator) -> schemars::Schema {{ g.subschema_for::<String>() }}
+",
+        kind(
+            "",
+            "    #[schemars(schema_with = \"computed\")]\n    pub c: String,"
+        )
+    );
+    check(
+        &body,
+        "src/api/t.rs:7:16: `#[schemars(schema_with = ...)]` cannot be generated statically: the schema is produced by user code (the body of `computed` is not one literal schema (`json_schema!({..})`, or `json!({..})` into a `Schema`)); use --exact",
     );
 }
 

@@ -8,8 +8,10 @@
 use serde_json::Value;
 use syn::{Expr, ExprLit, Lit, Stmt, UnOp};
 
-use super::attrs::lit_number_as;
-use super::model::{Index, ValueItem};
+use schemars::Schema;
+
+use super::attrs::{lit_number_as, tokens_to_json};
+use super::model::{Index, Module, ValueItem};
 
 /// Paths followed through `use` items and re-exports before giving up (a cycle).
 const MAX_HOPS: usize = 16;
@@ -30,6 +32,56 @@ pub fn number(index: &Index<'_>, module: &[String], expr: &Expr) -> Result<Value
             }
         }
         e => lit_number_as(e, None).ok_or_else(|| NOT_A_LITERAL.to_string()),
+    }
+}
+
+/// The schema a `schema_with` function returns, when its body is one literal:
+/// `json_schema!({..})`, or `serde_json::json!({..})` turned into a `Schema`.
+pub fn literal_schema(
+    index: &Index<'_>,
+    module: &[String],
+    path: &syn::Path,
+) -> Result<Schema, String> {
+    let (_, body) = find_fn(index, module, path)
+        .ok_or_else(|| format!("`{}` is not a function of the given sources", show(path)))?;
+    let not_literal = || {
+        format!(
+            "the body of `{}` is not one literal schema (`json_schema!({{..}})`, or `json!({{..}})` into a `Schema`)",
+            show(path)
+        )
+    };
+    let [Stmt::Expr(expr, None)] = body.stmts.as_slice() else {
+        return Err(not_literal());
+    };
+    let value = literal_json(expr).ok_or_else(not_literal)?;
+    Schema::try_from(value).map_err(|_| not_literal())
+}
+
+/// The JSON a literal-schema expression holds.
+fn literal_json(expr: &Expr) -> Option<Value> {
+    match strip(expr) {
+        Expr::Macro(m) => {
+            let name = m.mac.path.segments.last()?.ident.to_string();
+            matches!(name.as_str(), "json_schema" | "json")
+                .then(|| tokens_to_json(&m.mac.tokens))?
+        }
+        // `json!(..).try_into().unwrap()`, `.into()`.
+        Expr::MethodCall(m)
+            if ["unwrap", "expect", "into", "try_into"]
+                .contains(&m.method.to_string().as_str()) =>
+        {
+            literal_json(&m.receiver)
+        }
+        // `Schema::try_from(json!(..))`, `serde_json::from_value(json!(..))`.
+        Expr::Call(c) if c.args.len() == 1 => {
+            let Expr::Path(func) = &*c.func else {
+                return None;
+            };
+            let last = func.path.segments.last()?.ident.to_string();
+            matches!(last.as_str(), "try_from" | "from" | "from_value")
+                .then(|| literal_json(&c.args[0]))?
+        }
+        _ => None,
     }
 }
 
@@ -142,7 +194,8 @@ fn lookup(
     module: &[String],
     segs: &[String],
 ) -> Result<(Vec<String>, ValueItem), String> {
-    find(index, module.to_vec(), segs, 0).ok_or_else(|| {
+    let pick = |m: &Module<'_>, name: &str| m.values.get(name).cloned();
+    find(index, module.to_vec(), segs, 0, &pick).ok_or_else(|| {
         format!(
             "`{}` is not a `const` or `static` of the given sources",
             segs.join("::")
@@ -150,12 +203,27 @@ fn lookup(
     })
 }
 
-fn find(
-    index: &Index<'_>,
+/// The body of the function `path` names from `module`: a free function, or an associated
+/// function of an inherent `impl` (`Type::name`), with the module it is defined in.
+pub fn find_fn<'a>(
+    index: &Index<'a>,
+    module: &[String],
+    path: &syn::Path,
+) -> Option<(Vec<String>, &'a syn::Block)> {
+    let pick = |m: &Module<'a>, name: &str| m.fns.get(name).copied();
+    find(index, module.to_vec(), &segments(path), 0, &pick)
+}
+
+/// `segs` looked up from `module` as rustc looks up a value path: `crate`/`self`/`super`,
+/// child modules, `use` items (renames and re-exports), globs; `Type::name` for an
+/// associated function. `pick` reads the name in the module it leads to.
+fn find<'a, T>(
+    index: &Index<'a>,
     module: Vec<String>,
     segs: &[String],
     hops: usize,
-) -> Option<(Vec<String>, ValueItem)> {
+    pick: &dyn Fn(&Module<'a>, &str) -> Option<T>,
+) -> Option<(Vec<String>, T)> {
     if hops > MAX_HOPS {
         return None;
     }
@@ -180,20 +248,26 @@ fn find(
             current = child;
             continue;
         }
+        let m = index.module(&current)?;
+        if i + 1 == mods.len()
+            && let Some(found) = pick(m, &format!("{seg}::{name}"))
+        {
+            return Some((current, found));
+        }
         // `use a::b as c;` then `c::X`.
-        let target = index.module(&current)?.uses.get(seg)?;
+        let target = m.uses.get(seg)?;
         let full = [&target[..], &rest[i + 1..]].concat();
-        return find(index, current, &full, hops + 1);
+        return find(index, current, &full, hops + 1, pick);
     }
     let m = index.module(&current)?;
-    if let Some(v) = m.values.get(name) {
-        return Some((current, v.clone()));
+    if let Some(found) = pick(m, name) {
+        return Some((current, found));
     }
     if let Some(target) = m.uses.get(name) {
-        return find(index, current.clone(), &target.clone(), hops + 1);
+        return find(index, current.clone(), &target.clone(), hops + 1, pick);
     }
     m.globs.iter().find_map(|glob| {
         let full = [&glob[..], std::slice::from_ref(name)].concat();
-        find(index, current.clone(), &full, hops + 1)
+        find(index, current.clone(), &full, hops + 1, pick)
     })
 }

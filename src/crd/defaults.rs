@@ -61,19 +61,19 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
         shape: &Shape<'a>,
         span: Span,
     ) -> R<Option<Value>> {
-        if sf.serialize_with {
-            return Err(Unsupported::new(
-                span,
-                "a default on a field with `serialize_with`",
-                "the default is serialized by user code",
-            ));
-        }
         let value = match &sf.default {
             DefaultAttr::None | DefaultAttr::Default(_) => self.type_default(shape, span)?,
             DefaultAttr::Path(path, span) => self.fn_default(ctx, path, shape, *span)?,
         };
+        // schemars asks `skip_serializing_if` about the default itself; only a default it
+        // keeps goes through the `serialize_with` function.
         match &sf.skip_serializing_if {
             Some(p) if skip_if(p, &value)? => Ok(None),
+            _ if sf.serialize_with => Err(Unsupported::new(
+                span,
+                "a default on a field with `serialize_with`",
+                "the default is serialized by user code",
+            )),
             _ => Ok(Some(value)),
         }
     }
@@ -322,30 +322,9 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                 why.to_string(),
             )
         };
-        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-        let (name, mods) = segs.split_last().ok_or_else(|| refuse("empty path"))?;
-        let module: Vec<String> = match mods.first().map(String::as_str) {
-            None => ctx.module.clone(),
-            Some("crate") => mods[1..].to_vec(),
-            Some("self") => [&ctx.module[..], &mods[1..]].concat(),
-            Some("super") => {
-                let mut m = ctx.module.clone();
-                let mut rest = mods;
-                while rest.first().is_some_and(|s| s == "super") {
-                    m.pop();
-                    rest = &rest[1..];
-                }
-                [&m[..], rest].concat()
-            }
-            Some(_) => return Err(refuse("the function is not found in the given sources")),
-        };
-        let f = self
-            .builder
-            .index
-            .module(&module)
-            .and_then(|m| m.fns.get(name).copied())
+        let (_, body) = super::consts::find_fn(self.builder.index, &ctx.module, path)
             .ok_or_else(|| refuse("the function is not found in the given sources"))?;
-        let [Stmt::Expr(expr, None)] = f.block.stmts.as_slice() else {
+        let [Stmt::Expr(expr, None)] = body.stmts.as_slice() else {
             return Err(refuse("its body is not a single literal expression"));
         };
         self.eval(expr, shape)

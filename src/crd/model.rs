@@ -66,7 +66,9 @@ pub struct ValueItem {
 pub struct Module<'a> {
     pub file: usize,
     pub types: BTreeMap<String, TypeItem<'a>>,
-    pub fns: BTreeMap<String, &'a syn::ItemFn>,
+    /// Free functions by name, and associated functions of inherent `impl` blocks as
+    /// `Type::name`: their bodies (what `default = ".."` and `schema_with` name).
+    pub fns: BTreeMap<String, &'a syn::Block>,
     /// `const`, `static` and `lazy_static!` items: their type and initializer.
     pub values: BTreeMap<String, ValueItem>,
     /// `use a::b::C as D;` → `D` → `[a, b, C]`.
@@ -189,7 +191,7 @@ impl<'a> Index<'a> {
                     m.types.insert(t.ident.to_string(), TypeItem::Alias(t));
                 }
                 Item::Fn(f) => {
-                    m.fns.insert(f.sig.ident.to_string(), f);
+                    m.fns.insert(f.sig.ident.to_string(), &f.block);
                 }
                 Item::Const(c) => {
                     let v = ValueItem {
@@ -207,6 +209,19 @@ impl<'a> Index<'a> {
                 }
                 Item::Use(u) => flatten_use(&u.tree, &mut Vec::new(), &mut m),
                 Item::Impl(imp) => {
+                    if imp.trait_.is_none()
+                        && imp.generics.params.is_empty()
+                        && let syn::Type::Path(tp) = &*imp.self_ty
+                        && let Some(ty) = tp.path.get_ident()
+                    {
+                        for f in &imp.items {
+                            if let syn::ImplItem::Fn(f) = f
+                                && f.sig.receiver().is_none()
+                            {
+                                m.fns.insert(format!("{ty}::{}", f.sig.ident), &f.block);
+                            }
+                        }
+                    }
                     if let (Some((_, trait_path, _)), syn::Type::Path(tp)) =
                         (&imp.trait_, &*imp.self_ty)
                     {

@@ -63,6 +63,25 @@ impl<'i, 'a> Builder<'i, 'a> {
         self.diags.push(d);
     }
 
+    /// The literal schema of a `#[schemars(schema_with = "f")]` (`Some(None)` without one;
+    /// `None`, refused, when `f` computes its schema).
+    fn schema_with(&mut self, ctx: &Ctx, sa: &SchemarsAttrs) -> Option<Option<Schema>> {
+        let Some((path, span)) = &sa.schema_with else {
+            return Some(None);
+        };
+        match consts::literal_schema(self.index, &ctx.module, path) {
+            Ok(s) => Some(Some(s)),
+            Err(why) => {
+                let why = format!("the schema is produced by user code ({why})");
+                self.refuse(
+                    ctx,
+                    Unsupported::new(*span, "`#[schemars(schema_with = ...)]`", why),
+                );
+                None
+            }
+        }
+    }
+
     /// `ValidationAttrs::add_mutators`: the keywords in schemars' order, each value
     /// decided from the sources (`None`, refused, when one is computed).
     fn add_validation(&mut self, ctx: &Ctx, schema: &mut Schema, v: &Validation) -> Option<()> {
@@ -295,7 +314,9 @@ impl<'i, 'a> Builder<'i, 'a> {
         if refused {
             return None;
         }
-        let mut schema = if let Some(with) = &sch.with {
+        let mut schema = if let Some(s) = self.schema_with(ctx, &sch)? {
+            s
+        } else if let Some(with) = &sch.with {
             let shape = self.resolve(ctx, with)?;
             self.shape_schema(&shape, Op::Subschema)?
         } else {
@@ -453,39 +474,46 @@ impl<'i, 'a> Builder<'i, 'a> {
         }
         let name = field_name(field.ident.as_ref(), &sf, rename_all);
         let ty = sa.with.clone().unwrap_or_else(|| field.ty.clone());
-        let shape = self.resolve(ctx, &ty)?;
         let required = sa.validation.required;
+        let has_default = container_default || !sf.default.is_none();
+        let literal = self.schema_with(ctx, &sa)?;
+        // With `schema_with` the field's own type only gives its default value.
+        let shape = if literal.is_none() || (has_default && !sf.skip_serializing) {
+            Some(self.resolve(ctx, &ty)?)
+        } else {
+            None
+        };
+        let op = match (sf.flatten, required) {
+            (true, _) => Op::Flatten { required },
+            (false, true) => Op::NonOptional,
+            (false, false) => Op::Subschema,
+        };
+        let is_option = literal.is_none() && shape.as_ref().is_some_and(Shape::is_option);
+        let mut sub = match literal {
+            Some(s) => s,
+            None => self.shape_schema(shape.as_ref()?, op)?,
+        };
         if sf.flatten {
-            let sub = self.shape_schema(&shape, Op::Flatten { required })?;
             schemars::_private::flatten(schema, sub);
             return Some(());
         }
-        let mut sub = self.shape_schema(
-            &shape,
-            if required {
-                Op::NonOptional
-            } else {
-                Op::Subschema
-            },
-        )?;
         add_common(&mut sub, &sa.common);
         self.add_validation(ctx, &mut sub, &sa.validation)?;
         if sf.skip_serializing {
             sub.insert("writeOnly".into(), true.into());
         }
-        let has_default = container_default || !sf.default.is_none();
         if has_default && !sf.skip_serializing {
             let span = match &sf.default {
                 DefaultAttr::Default(s) | DefaultAttr::Path(_, s) => *s,
                 DefaultAttr::None => span_of(field),
             };
-            let value = Defaults::new(self).field_default(ctx, &sf, &shape, span)?;
+            let value = Defaults::new(self).field_default(ctx, &sf, shape.as_ref()?, span)?;
             if let Some(v) = value {
                 sub.insert("default".into(), v);
             }
         }
         add_post(&mut sub, &sa.common);
-        let is_optional = has_default || (!required && shape.is_option());
+        let is_optional = has_default || (!required && is_option);
         schemars::_private::insert_object_property(schema, &name, is_optional, sub);
         Some(())
     }
@@ -503,13 +531,18 @@ impl<'i, 'a> Builder<'i, 'a> {
             return None;
         }
         let ty = sa.with.clone().unwrap_or_else(|| field.ty.clone());
-        let shape = self.resolve(ctx, &ty)?;
         let op = if sa.validation.required {
             Op::NonOptional
         } else {
             Op::Subschema
         };
-        let mut s = self.shape_schema(&shape, op)?;
+        let mut s = match self.schema_with(ctx, &sa)? {
+            Some(s) => s,
+            None => {
+                let shape = self.resolve(ctx, &ty)?;
+                self.shape_schema(&shape, op)?
+            }
+        };
         add_common(&mut s, &sa.common);
         self.add_validation(ctx, &mut s, &sa.validation)?;
         if sf.skip_serializing {
@@ -616,6 +649,13 @@ impl<'i, 'a> Builder<'i, 'a> {
         }
         let sv = self.read(ctx, attrs::serde::variant(&v.attrs))?;
         let mut sa = self.read(ctx, attrs::schemars::read(&v.attrs))?;
+        if let Some((_, span)) = &sa.schema_with {
+            sa.unsupported.push(Unsupported::new(
+                *span,
+                "`#[schemars(schema_with = ...)]` on a variant",
+                "the schema is produced by user code",
+            ));
+        }
         let mut refused = self.refuse_all(ctx, sv.unsupported.clone());
         refused |= self.refuse_all(ctx, std::mem::take(&mut sa.unsupported));
         if refused {

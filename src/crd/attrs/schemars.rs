@@ -42,6 +42,8 @@ pub struct SchemarsAttrs {
     pub validation: Validation,
     /// `#[schemars(with = "Type")]`
     pub with: Option<syn::Type>,
+    /// `#[schemars(schema_with = "path")]`: the function, and where the attribute is.
+    pub schema_with: Option<(syn::Path, proc_macro2::Span)>,
     pub unsupported: Vec<Unsupported>,
 }
 
@@ -118,7 +120,11 @@ fn item(out: &mut SchemarsAttrs, m: &ParseNestedMeta<'_>) -> syn::Result<()> {
             let lit: LitStr = m.value()?.parse()?;
             out.with = Some(parse_lit(&lit)?);
         }
-        "schema_with" | "transform" | "_unstable_ref_variants" => {
+        "schema_with" => {
+            let lit: LitStr = m.value()?.parse()?;
+            out.schema_with = Some((parse_lit(&lit)?, span));
+        }
+        "transform" | "_unstable_ref_variants" => {
             out.unsupported.push(Unsupported::new(
                 span,
                 format!("`#[schemars({name} = ...)]`"),
