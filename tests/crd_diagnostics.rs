@@ -146,7 +146,7 @@ fn conflicting_variant_properties_are_kubes_own_error() {
     );
     let got = diags(&[src("t.rs", &body)]);
     assert!(
-        got.iter().any(|d| d.starts_with("src/api/t.rs:6:12: kube-derive rejects the schema of `Thing`: Property \"x\" has the schema")),
+        got.iter().any(|d| d.starts_with("src/api/t.rs:7:5: field `ThingSpec.e` makes a schema kube-derive rejects (`Thing::crd()` panics): Property \"x\" has the schema")),
         "{got:?}"
     );
 }
@@ -219,7 +219,30 @@ fn non_structural_schema_is_refused_with_its_path() {
     assert_eq!(
         got,
         [
-            "t.example.com_things.yaml: not a structural schema: spec.versions[v1].schema.openAPIV3Schema.properties[spec].properties[m]: must have a `type` (or x-kubernetes-int-or-string / x-kubernetes-preserve-unknown-fields)"
+            "src/api/t.rs:7:5: field `ThingSpec.m` makes a schema the API server rejects: must have a `type` (or x-kubernetes-int-or-string / x-kubernetes-preserve-unknown-fields) at spec.versions[v1].schema.openAPIV3Schema.properties[spec].properties[m] (kube-derive emits the same; CRD schemas must be structural)"
+        ]
+    );
+}
+
+/// The API server rejects CRDs whose schema is not structural; the refusal names the Rust
+/// field deep inside the spec (through renames, `Vec`, maps and `Option`), not only the
+/// YAML path. Contract: apiextensions.k8s.io/v1 "Specifying a structural schema"
+/// (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#specifying-a-structural-schema).
+#[test]
+fn non_structural_schemas_name_the_rust_field() {
+    let body = format!(
+        "{}#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\n\
+         #[serde(rename_all = \"camelCase\")]\n\
+         pub struct Rule {{\n    pub name: String,\n    pub match_value: Scalar,\n}}\n\
+         #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\n\
+         #[serde(untagged)]\n\
+         pub enum Scalar {{ S(String), N(i64) }}\n",
+        kind("", "    pub rules: Option<Vec<Rule>>,")
+    );
+    assert_eq!(
+        diags(&[src("t.rs", &body)]),
+        [
+            "src/api/t.rs:13:5: field `Rule.match_value` makes a schema the API server rejects: must have a `type` (or x-kubernetes-int-or-string / x-kubernetes-preserve-unknown-fields) at spec.versions[v1].schema.openAPIV3Schema.properties[spec].properties[rules].items.properties[matchValue] (kube-derive emits the same; CRD schemas must be structural)"
         ]
     );
 }
@@ -431,7 +454,7 @@ fn generic_enum_mixing_unit_and_data_variants_is_refused() {
     let got = diags(&[src("t.rs", &body)]);
     assert_eq!(got.len(), 1, "{got:?}");
     assert!(
-        got[0].starts_with("src/api/t.rs:6:12: kube-derive rejects the schema of `Thing`: Enum variant set [String(\"Empty\")]"),
+        got[0].starts_with("src/api/t.rs:7:5: field `ThingSpec.k` makes a schema kube-derive rejects (`Thing::crd()` panics): Enum variant set [String(\"Empty\")]"),
         "{got:?}"
     );
 }

@@ -166,12 +166,26 @@ pub fn crd_for(
                 ));
                 return None;
             }
+            let before = schema.clone();
             if let Err(msg) = transforms::apply(&mut b.generator, &mut schema) {
-                diags.push(Diagnostic::at(
-                    path,
-                    ident.span(),
-                    format!("kube-derive rejects the schema of `{root_name}`: {msg}"),
-                ));
+                // Name the field whose own schema kube's rewrite rejects.
+                let at = rejected_path(&mut b.generator, &before, String::new());
+                let d = match super::locate::field_at(index, r, &at) {
+                    Some(f) => Diagnostic::at(
+                        index.path_of(f.file),
+                        f.span,
+                        format!(
+                            "field `{}` makes a schema kube-derive rejects (`{root_name}::crd()` panics): {msg}",
+                            f.name
+                        ),
+                    ),
+                    None => Diagnostic::at(
+                        path,
+                        ident.span(),
+                        format!("kube-derive rejects the schema of `{root_name}`: {msg}"),
+                    ),
+                };
+                diags.push(d);
                 return None;
             }
             match serde_json::from_value::<JSONSchemaProps>(schema.to_value()) {
@@ -419,6 +433,36 @@ pub fn merge(built: Vec<Built>, diags: &mut Vec<Diagnostic>) -> Vec<CustomResour
 /// Kept for diagnostics about a resource as a whole.
 pub fn refuse(path: &std::path::Path, u: Unsupported) -> Diagnostic {
     Diagnostic::not_static(path, u.span, u.what, u.why)
+}
+
+/// The path (`properties[spec].properties[a].items`) of the deepest subschema of `schema`
+/// that kube's transforms reject on its own.
+fn rejected_path(g: &mut schemars::SchemaGenerator, schema: &Schema, path: String) -> String {
+    let Some(obj) = schema.as_object() else {
+        return path;
+    };
+    let mut subs: Vec<(String, &serde_json::Value)> = Vec::new();
+    if let Some(serde_json::Value::Object(props)) = obj.get("properties") {
+        subs.extend(
+            props
+                .iter()
+                .map(|(k, v)| (format!("{path}.properties[{k}]"), v)),
+        );
+    }
+    for key in ["items", "additionalProperties"] {
+        if let Some(v) = obj.get(key) {
+            subs.push((format!("{path}.{key}"), v));
+        }
+    }
+    for (sub_path, v) in subs {
+        let Ok(sub) = Schema::try_from(v.clone()) else {
+            continue;
+        };
+        if transforms::apply(g, &mut sub.clone()).is_err() {
+            return rejected_path(g, &sub, sub_path);
+        }
+    }
+    path
 }
 
 #[cfg(test)]

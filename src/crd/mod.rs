@@ -26,6 +26,7 @@ pub mod diagnostics;
 pub mod emit;
 pub mod k8s_types;
 pub mod krate;
+pub mod locate;
 pub mod model;
 pub mod modules;
 pub mod resolve;
@@ -123,6 +124,11 @@ pub fn crds_in(
     let mut built = Vec::new();
     for r in &resources {
         if let Some(crd) = assemble::crd_for(&index, r, &mut diags) {
+            let refusals = structural_refusals(&index, r, &crd);
+            if !refusals.is_empty() {
+                diags.extend(refusals);
+                continue;
+            }
             built.push(assemble::Built {
                 crd,
                 path: index.path_of(r.item.file).to_path_buf(),
@@ -132,16 +138,6 @@ pub fn crds_in(
         }
     }
     let crds = assemble::merge(built, &mut diags);
-    for crd in &crds {
-        for v in structural::check(crd) {
-            diags.push(Diagnostic {
-                path: PathBuf::from(emit::file_name(crd)),
-                line: 0,
-                column: 0,
-                message: format!("not a structural schema: {v}"),
-            });
-        }
-    }
     if diags.is_empty() {
         warnings.sort();
         Ok(Generated {
@@ -229,4 +225,36 @@ fn common_dir(sources: &[SourceFile]) -> PathBuf {
         }
     }
     common
+}
+
+/// The structural-schema violations of one version's CRD, each at the Rust field that makes
+/// the offending schema (or at the kind when no field does): kube-derive emits the same
+/// schema, and the API server rejects a CRD whose schema is not structural
+/// (<https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#specifying-a-structural-schema>).
+fn structural_refusals(
+    index: &model::Index<'_>,
+    r: &assemble::Resource<'_>,
+    crd: &k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+) -> Vec<Diagnostic> {
+    const ROOT: &str = ".schema.openAPIV3Schema";
+    structural::check(crd)
+        .into_iter()
+        .map(|v| {
+            let (path, why) = v.split_once(": ").unwrap_or((v.as_str(), ""));
+            let schema_path = path.split_once(ROOT).map_or("", |(_, p)| p);
+            let field = locate::field_at(index, r, schema_path);
+            let (file, span, what) = match &field {
+                Some(f) => (f.file, f.span, format!("field `{}`", f.name)),
+                None => (r.item.file, r.kube.span, format!("kind `{}`", r.kube.kind)),
+            };
+            Diagnostic::at(
+                index.path_of(file),
+                span,
+                format!(
+                    "{what} makes a schema the API server rejects: {why} at {path} \
+                     (kube-derive emits the same; CRD schemas must be structural)"
+                ),
+            )
+        })
+        .collect()
 }
