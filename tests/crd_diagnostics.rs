@@ -491,3 +491,14 @@ fn validation_forms_schemars_rejects_are_refused() {
         "src/api/t.rs:7:13: this `email` validation attribute cannot be generated statically: schemars rejects it (a format keyword takes no value), so kube-derive does not compile; use --exact",
     );
 }
+
+#[test]
+fn a_generic_type_from_another_crate_says_where_it_comes_from() {
+    check(
+        &format!(
+            "use other::SingleOrVec;\n{}",
+            kind("", "    pub hosts: SingleOrVec<String>,")
+        ),
+        "src/api/t.rs:8:16: type `SingleOrVec<String>` cannot be generated statically: `other::SingleOrVec` comes from outside the given sources and is not a known std or k8s-openapi type; use --exact",
+    );
+}

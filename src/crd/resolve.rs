@@ -254,20 +254,19 @@ impl<'i, 'a> Resolver<'i, 'a> {
         if let Some(shape) = self.ext(module, full, args, shown, span, depth)? {
             return Ok(shape);
         }
-        if !args.is_empty() {
-            return Err(Unsupported::new(
-                span,
-                format!("type `{shown}`"),
-                "generic types other than std collections are not supported",
-            ));
-        }
-        if let Some(p) = Prim::from_path(full) {
+        if args.is_empty()
+            && let Some(p) = Prim::from_path(full)
+        {
             return Ok(Shape::Prim(p));
         }
-        if let Some(k) = k8s_types::lookup(full) {
+        if args.is_empty()
+            && let Some(k) = k8s_types::lookup(full)
+        {
             return Ok(Shape::K8s(k));
         }
-        let why = if k8s_types::is_k8s_path(full) {
+        let why = if Prim::from_path(full).is_some() || k8s_types::lookup(full).is_some() {
+            "unexpected generic arguments".to_string()
+        } else if k8s_types::is_k8s_path(full) {
             format!("`{full}` is not in rsbuilder's table of k8s-openapi types")
         } else {
             format!(
