@@ -55,16 +55,30 @@ pub fn find_resources<'a>(index: &Index<'a>, diags: &mut Vec<Diagnostic>) -> Vec
                 ));
                 continue;
             }
+            let mut root = ItemRef {
+                module: module.clone(),
+                item: *item,
+                file: m.file,
+                args: Vec::new(),
+            };
+            if !s.generics.params.is_empty() {
+                // kube-derive's root names the spec without arguments (`spec: FooSpec`):
+                // its parameters take their defaults.
+                let ty = syn::Type::Path(syn::TypePath {
+                    qself: None,
+                    path: s.ident.clone().into(),
+                });
+                match super::resolve::Resolver::new(index).resolve(module, &ty) {
+                    Ok(super::resolve::Shape::User(instantiated)) => root = instantiated,
+                    Ok(_) => {}
+                    Err(u) => {
+                        diags.push(Diagnostic::not_static(path, u.span, u.what, u.why));
+                        continue;
+                    }
+                }
+            }
             match super::attrs::kube::read(&s.attrs, s.ident.span()) {
-                Ok(kube) => out.push(Resource {
-                    item: ItemRef {
-                        module: module.clone(),
-                        item: *item,
-                        file: m.file,
-                        args: Vec::new(),
-                    },
-                    kube,
-                }),
+                Ok(kube) => out.push(Resource { item: root, kube }),
                 Err(e) => diags.push(Diagnostic::at(
                     path,
                     e.span(),

@@ -6,6 +6,7 @@
 //! pattern it was built from). Anything computed is an `Err` with the reason.
 
 use serde_json::Value;
+use syn::ext::IdentExt;
 use syn::{Expr, ExprLit, Lit, Stmt, UnOp};
 
 use schemars::Schema;
@@ -61,7 +62,7 @@ pub fn literal_schema(
 fn literal_json(expr: &Expr) -> Option<Value> {
     match strip(expr) {
         Expr::Macro(m) => {
-            let name = m.mac.path.segments.last()?.ident.to_string();
+            let name = m.mac.path.segments.last()?.ident.unraw().to_string();
             matches!(name.as_str(), "json_schema" | "json")
                 .then(|| tokens_to_json(&m.mac.tokens))?
         }
@@ -77,7 +78,7 @@ fn literal_json(expr: &Expr) -> Option<Value> {
             let Expr::Path(func) = &*c.func else {
                 return None;
             };
-            let last = func.path.segments.last()?.ident.to_string();
+            let last = func.path.segments.last()?.ident.unraw().to_string();
             matches!(last.as_str(), "try_from" | "from" | "from_value")
                 .then(|| literal_json(&c.args[0]))?
         }
@@ -181,7 +182,10 @@ fn prim_name(ty: &syn::Type) -> Option<&'static str> {
 }
 
 fn segments(path: &syn::Path) -> Vec<String> {
-    path.segments.iter().map(|s| s.ident.to_string()).collect()
+    path.segments
+        .iter()
+        .map(|s| s.ident.unraw().to_string())
+        .collect()
 }
 
 fn show(path: &syn::Path) -> String {

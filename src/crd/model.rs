@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use syn::ext::IdentExt;
 use syn::{Attribute, Item, UseTree};
 
 use super::attrs::{Unsupported, span_of};
@@ -182,30 +183,33 @@ impl<'a> Index<'a> {
             }
             match item {
                 Item::Struct(s) => {
-                    m.types.insert(s.ident.to_string(), TypeItem::Struct(s));
+                    m.types
+                        .insert(s.ident.unraw().to_string(), TypeItem::Struct(s));
                 }
                 Item::Enum(e) => {
-                    m.types.insert(e.ident.to_string(), TypeItem::Enum(e));
+                    m.types
+                        .insert(e.ident.unraw().to_string(), TypeItem::Enum(e));
                 }
                 Item::Type(t) => {
-                    m.types.insert(t.ident.to_string(), TypeItem::Alias(t));
+                    m.types
+                        .insert(t.ident.unraw().to_string(), TypeItem::Alias(t));
                 }
                 Item::Fn(f) => {
-                    m.fns.insert(f.sig.ident.to_string(), &f.block);
+                    m.fns.insert(f.sig.ident.unraw().to_string(), &f.block);
                 }
                 Item::Const(c) => {
                     let v = ValueItem {
                         ty: (*c.ty).clone(),
                         expr: (*c.expr).clone(),
                     };
-                    m.values.insert(c.ident.to_string(), v);
+                    m.values.insert(c.ident.unraw().to_string(), v);
                 }
                 Item::Static(st) => {
                     let v = ValueItem {
                         ty: (*st.ty).clone(),
                         expr: (*st.expr).clone(),
                     };
-                    m.values.insert(st.ident.to_string(), v);
+                    m.values.insert(st.ident.unraw().to_string(), v);
                 }
                 Item::Use(u) => flatten_use(&u.tree, &mut Vec::new(), &mut m),
                 Item::Impl(imp) => {
@@ -225,8 +229,12 @@ impl<'a> Index<'a> {
                     if let (Some((_, trait_path, _)), syn::Type::Path(tp)) =
                         (&imp.trait_, &*imp.self_ty)
                     {
-                        let trait_name = trait_path.segments.last().map(|s| s.ident.to_string());
-                        let self_name = tp.path.segments.last().map(|s| s.ident.to_string());
+                        let trait_name = trait_path
+                            .segments
+                            .last()
+                            .map(|s| s.ident.unraw().to_string());
+                        let self_name =
+                            tp.path.segments.last().map(|s| s.ident.unraw().to_string());
                         if let (Some(t), Some(s)) = (trait_name, self_name) {
                             match t.as_str() {
                                 "JsonSchema" => {
@@ -243,7 +251,7 @@ impl<'a> Index<'a> {
                 Item::Mod(md) => {
                     if let Some((_, inner)) = &md.content {
                         let mut sub = path.clone();
-                        sub.push(md.ident.to_string());
+                        sub.push(md.ident.unraw().to_string());
                         self.add_module(sub, file, inner, macros);
                     }
                 }
@@ -279,10 +287,10 @@ impl<'a> Index<'a> {
         self.refuse_resources(file, std::slice::from_ref(item), &u);
         let mut names = Vec::new();
         match item {
-            Item::Struct(s) => names.push(s.ident.to_string()),
-            Item::Enum(e) => names.push(e.ident.to_string()),
-            Item::Type(t) => names.push(t.ident.to_string()),
-            Item::Fn(f) => names.push(f.sig.ident.to_string()),
+            Item::Struct(s) => names.push(s.ident.unraw().to_string()),
+            Item::Enum(e) => names.push(e.ident.unraw().to_string()),
+            Item::Type(t) => names.push(t.ident.unraw().to_string()),
+            Item::Fn(f) => names.push(f.sig.ident.unraw().to_string()),
             Item::Use(us) => {
                 let mut tmp = Module::default();
                 flatten_use(&us.tree, &mut Vec::new(), &mut tmp);
@@ -292,7 +300,7 @@ impl<'a> Index<'a> {
                 }
             }
             Item::Mod(md) => {
-                let sub = [path, std::slice::from_ref(&md.ident.to_string())].concat();
+                let sub = [path, std::slice::from_ref(&md.ident.unraw().to_string())].concat();
                 let at = self.files[file].path.clone();
                 self.undecided_modules.insert(sub, (at, u));
                 return;
@@ -340,7 +348,7 @@ impl<'a> Index<'a> {
             .path
             .segments
             .last()
-            .map(|s| s.ident.to_string())
+            .map(|s| s.ident.unraw().to_string())
             .unwrap_or_default();
         let message = if name == "include" {
             "warning: `include!` is not read by `generate crds`: a custom resource in the included file is missed (use --exact)".to_string()
@@ -440,12 +448,12 @@ fn lazy_statics(mac: &syn::Macro) -> Vec<(String, ValueItem)> {
 fn flatten_use(tree: &UseTree, prefix: &mut Vec<String>, m: &mut Module<'_>) {
     match tree {
         UseTree::Path(p) => {
-            prefix.push(p.ident.to_string());
+            prefix.push(p.ident.unraw().to_string());
             flatten_use(&p.tree, prefix, m);
             prefix.pop();
         }
         UseTree::Name(n) => {
-            let name = n.ident.to_string();
+            let name = n.ident.unraw().to_string();
             if name == "self" {
                 if let Some(last) = prefix.last() {
                     m.uses.insert(last.clone(), prefix.clone());
@@ -459,9 +467,9 @@ fn flatten_use(tree: &UseTree, prefix: &mut Vec<String>, m: &mut Module<'_>) {
         UseTree::Rename(r) => {
             let mut full = prefix.clone();
             if r.ident != "self" {
-                full.push(r.ident.to_string());
+                full.push(r.ident.unraw().to_string());
             }
-            m.uses.insert(r.rename.to_string(), full);
+            m.uses.insert(r.rename.unraw().to_string(), full);
         }
         UseTree::Glob(_) => m.globs.push(prefix.clone()),
         UseTree::Group(g) => {

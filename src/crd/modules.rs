@@ -8,6 +8,8 @@
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
+use syn::ext::IdentExt;
+
 use super::attrs::{Unsupported, lit_str};
 use super::cfg::{self, CfgEnv, Pass};
 use super::diagnostics::Diagnostic;
@@ -161,14 +163,14 @@ fn collect_decls(
         let syn::Item::Mod(m) = item else { continue };
         match &m.content {
             Some((_, inner)) => {
-                inline.push(m.ident.to_string());
+                inline.push(m.ident.unraw().to_string());
                 collect_decls(file, inner, inline, env, out);
                 inline.pop();
             }
             None => out.push(Decl {
                 parent: file,
                 inline: inline.clone(),
-                name: m.ident.to_string(),
+                name: m.ident.unraw().to_string(),
                 path_attr: m
                     .attrs
                     .iter()

@@ -6,6 +6,7 @@
 use std::cell::RefCell;
 use std::collections::HashSet;
 
+use syn::ext::IdentExt;
 use syn::{GenericArgument, PathArguments, Type};
 
 use super::attrs::{Unsupported, span_of};
@@ -56,7 +57,7 @@ pub fn bindings_of<'a>(item: &ItemRef<'a>) -> Vec<(String, Shape<'a>)> {
     item.item
         .generics()
         .type_params()
-        .map(|p| p.ident.to_string())
+        .map(|p| p.ident.unraw().to_string())
         .zip(item.args.iter().cloned())
         .collect()
 }
@@ -157,7 +158,11 @@ impl<'i, 'a> Resolver<'i, 'a> {
                 ));
             }
         };
-        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let segs: Vec<String> = path
+            .segments
+            .iter()
+            .map(|s| s.ident.unraw().to_string())
+            .collect();
         let args: Vec<&Type> = match path.segments.last().map(|s| &s.arguments) {
             Some(PathArguments::AngleBracketed(a)) => a
                 .args
@@ -312,7 +317,7 @@ impl<'i, 'a> Resolver<'i, 'a> {
                 }
                 (None, None) => return Err(refuse("a type parameter has no argument")),
             };
-            bound.push((param.ident.to_string(), shape));
+            bound.push((param.ident.unraw().to_string(), shape));
         }
         match item.item {
             TypeItem::Alias(alias) => {

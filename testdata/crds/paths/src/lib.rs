@@ -1,6 +1,8 @@
 //! A cache operator laid out like a real crate.
 pub mod api;
 pub mod common;
+/// A module whose name is a keyword, declared as a raw identifier (its file is `box.rs`).
+pub mod r#box;
 /// Types shared with other tools live in a generated directory.
 #[path = "generated/shared_types.rs"]
 pub mod shared;
