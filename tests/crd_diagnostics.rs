@@ -77,8 +77,7 @@ fn schema_with() {
 #[test]
 fn schema_with_computing_its_schema_is_refused() {
     let body = format!(
-        "{}fn computed(g: &mut schemars::SchemaGenerator) -> schemars::Schema {{ g.subschema_for::<String>() }}
-",
+        "{}fn computed(g: &mut schemars::SchemaGenerator) -> schemars::Schema {{ g.subschema_for::<String>() }}\n",
         kind(
             "",
             "    #[schemars(schema_with = \"computed\")]\n    pub c: String,"
