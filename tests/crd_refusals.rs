@@ -1,4 +1,4 @@
-//! Every construct README.md lists as refused by `generate crds` (in that order) still
+//! Every construct README.md lists as refused by `generate crds` still
 //! refuses, with `--exact` as the way out: a static schema for any of them would be a guess.
 //! `crd_diagnostics.rs` checks the exact wording and position of most of them.
 
