@@ -501,3 +501,37 @@ fn a_generic_type_from_another_crate_says_where_it_comes_from() {
         "src/api/t.rs:8:16: type `SingleOrVec<String>` cannot be generated statically: `other::SingleOrVec` comes from outside the given sources and is not a known std or k8s-openapi type; use --exact",
     );
 }
+
+/// KubeSchema re-derives the struct keeping only serde, schemars, doc and validate
+/// attributes (kube-derive 5 `cel_schema`), so schemars never sees `#[garde]` there; under
+/// JsonSchema it does. (No parity case: the oracle has no garde crate to accept the
+/// attribute on a KubeSchema-only struct.)
+#[test]
+fn garde_attributes_do_not_reach_schemars_through_kube_schema() {
+    let spec = |derive: &str| {
+        format!(
+            "use kube::{{CustomResource, KubeSchema}};\nuse schemars::JsonSchema;\nuse serde::{{Deserialize, Serialize}};\n\
+             #[derive(CustomResource, {derive}, Clone, Debug, Deserialize, Serialize)]\n\
+             #[kube(group = \"t.example.com\", version = \"v1\", kind = \"Thing\")]\n\
+             pub struct ThingSpec {{\n    #[garde(pattern(\"^a\"))]\n    #[validate(length(max = 9))]\n    pub a: String,\n}}\n"
+        )
+    };
+    let yaml = |derive: &str| {
+        let out = generate(&[SourceFile {
+            path: PathBuf::from("src/api/t.rs"),
+            text: spec(derive),
+        }])
+        .expect("generates");
+        out["t.example.com_things.yaml"].clone()
+    };
+    let kube_schema = yaml("KubeSchema");
+    assert!(
+        kube_schema.contains("maxLength: 9") && !kube_schema.contains("pattern"),
+        "{kube_schema}"
+    );
+    let json_schema = yaml("JsonSchema");
+    assert!(
+        json_schema.contains("maxLength: 9") && json_schema.contains("pattern: ^a"),
+        "{json_schema}"
+    );
+}

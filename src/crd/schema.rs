@@ -459,10 +459,24 @@ impl<'i, 'a> Builder<'i, 'a> {
             return None;
         }
         let sf = self.read(ctx, attrs::serde::field(&field.attrs))?;
-        let mut sa = self.read(ctx, attrs::schemars::read(&field.attrs))?;
-        if kube_schema {
-            sa.common.deprecated = false;
-        }
+        let sa = if kube_schema {
+            // KubeSchema re-derives a copy of the struct keeping only serde, schemars, doc
+            // and validate attributes: `#[deprecated]` and `#[garde]` never reach schemars.
+            let kept: Vec<syn::Attribute> = field
+                .attrs
+                .iter()
+                .filter(|a| {
+                    ["serde", "schemars", "doc", "validate"]
+                        .iter()
+                        .any(|k| a.path().is_ident(k))
+                })
+                .cloned()
+                .collect();
+            attrs::schemars::read(&kept)
+        } else {
+            attrs::schemars::read(&field.attrs)
+        };
+        let mut sa = self.read(ctx, sa)?;
         let mut refused = self.refuse_all(ctx, sf.unsupported.clone());
         refused |= self.refuse_all(ctx, std::mem::take(&mut sa.unsupported));
         if refused {
