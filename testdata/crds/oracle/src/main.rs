@@ -85,19 +85,28 @@ fn render(crds: Vec<Crd>) -> Result<BTreeMap<String, String>, String> {
     Ok(files)
 }
 
-/// Kubernetes' version priority, ascending (a copy of `rsbuilder::names::version_priority`,
-/// kept here so the oracle does not depend on the code it checks).
-fn version_priority(value: &str) -> (u8, u32, u32) {
-    let rest = value.strip_prefix('v').unwrap_or(value);
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    let major = rest[..digits].parse().unwrap_or(0);
-    let tail = &rest[digits..];
-    let (stage, minor) = if let Some(m) = tail.strip_prefix("alpha") {
-        (0, m)
-    } else if let Some(m) = tail.strip_prefix("beta") {
-        (1, m)
-    } else {
-        (2, "0")
+/// The API server's version priority, ascending (`CompareKubeAwareVersionStrings`):
+/// names matching `^v(\d+)(?:(alpha|beta)(\d+))?$` by GA > beta > alpha, then major,
+/// then minor; all other names below them, in reverse alphabetical order. Written here
+/// again (not taken from rsbuilder) so the oracle does not depend on the code it checks.
+fn version_priority(value: &str) -> (Option<(u8, u64, u64)>, std::cmp::Reverse<String>) {
+    let number = |d: &str| -> Option<u64> {
+        if d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        d.parse::<u64>().ok().filter(|n| *n <= i64::MAX as u64)
     };
-    (stage, major, minor.parse().unwrap_or(0))
+    let parsed = (|| {
+        let rest = value.strip_prefix('v')?;
+        let split = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let (major, tail) = rest.split_at(split);
+        let major = number(major)?;
+        match tail {
+            "" => Some((2, major, 0)),
+            t if t.starts_with("alpha") => Some((0, major, number(&t[5..])?)),
+            t if t.starts_with("beta") => Some((1, major, number(&t[4..])?)),
+            _ => None,
+        }
+    })();
+    (parsed, std::cmp::Reverse(value.to_string()))
 }
