@@ -164,6 +164,24 @@ fn refused() -> Vec<(&'static str, String, &'static str)> {
             "tuple schemas (`prefixItems`) are not structural",
         ),
         (
+            "empty tuple variant",
+            kind(
+                "",
+                "    pub a: E,",
+                &format!("{DERIVES}\npub enum E {{ A {{ x: u8 }}, V() }}\n"),
+            ),
+            "tuple schemas (`prefixItems`) are not structural",
+        ),
+        (
+            "empty tuple variant of an untagged enum",
+            kind(
+                "",
+                "    pub a: E,",
+                &format!("{DERIVES}\n#[serde(untagged)]\npub enum E {{ A {{ x: u8 }}, V() }}\n"),
+            ),
+            "tuple schemas (`prefixItems`) are not structural",
+        ),
+        (
             "internally tagged enum",
             kind(
                 "",

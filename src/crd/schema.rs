@@ -683,8 +683,9 @@ impl<'i, 'a> Builder<'i, 'a> {
             Some(rule) => rule.apply_to_variant(&ident),
             None => ident.clone(),
         });
+        // `V()` serializes as `[]` and `V(a, b)` as a list: both are tuple schemas.
         if let Fields::Unnamed(u) = &v.fields
-            && u.unnamed.len() > 1
+            && u.unnamed.len() != 1
         {
             self.refuse(
                 ctx,

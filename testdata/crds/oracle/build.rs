@@ -34,11 +34,21 @@ struct Root {
 }
 
 fn main() {
-    let cases_dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("oracle lives in testdata/crds")
-        .to_path_buf();
+    // Read at run time, and watched: cargo reuses this script's output from a target
+    // directory shared by checkouts at other paths, whose cases it would mount instead.
+    println!("cargo:rerun-if-env-changed=RSBUILDER_CRD_CASES");
+    let cases_dir = match std::env::var_os("RSBUILDER_CRD_CASES") {
+        Some(dir) => PathBuf::from(dir),
+        None => {
+            let manifest = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it");
+            Path::new(&manifest)
+                .parent()
+                .expect("oracle lives in testdata/crds")
+                .to_path_buf()
+        }
+    };
     println!("cargo:rerun-if-changed={}", cases_dir.display());
+    println!("cargo:rustc-env=RSBUILDER_CRD_CASES_DIR={}", cases_dir.display());
 
     let mut out = String::new();
     let mut table = String::from(
