@@ -25,6 +25,7 @@ pub mod k8s_types;
 pub mod model;
 pub mod resolve;
 pub mod schema;
+pub mod sealed;
 pub mod structural;
 pub mod transforms;
 pub mod typeops;
