@@ -44,6 +44,27 @@ hyperfine --warmup 2 --runs 30 --prepare "$prep" \
 hyperfine --warmup 2 --runs 20 --prepare "rm -rf $work/regen" \
   "$bin -q alpha generate --input-dir $work/v1-source --output-dir $work/regen"
 
+echo "== generate crds: one small kind, a kind embedding a PodTemplateSpec, a ~1 MB CRD (bench/crds)"
+# Issue 11's target: the PodTemplateSpec case within 4x the one-kind case, whole process.
+cases="one-kind pod-template big"
+cmds=()
+for c in $cases; do
+  mkdir -p "$work/crds-$c"
+  "$bin" -q generate crds --paths "bench/crds/$c/src" --output-dir "$work/crds-$c"
+  echo "   $c: $(cat "$work/crds-$c"/*.yaml | wc -c) bytes of YAML"
+  cmds+=("$bin -q generate crds --paths bench/crds/$c/src --output-dir $work/crds-$c")
+done
+hyperfine --warmup 5 --runs 100 -N "${cmds[@]}"
+# Instructions do not depend on the machine's load: the figure to compare across runs.
+if command -v valgrind >/dev/null; then
+  for c in $cases; do
+    ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+      "$bin" -q generate crds --paths "bench/crds/$c/src" --output-dir "$work/crds-$c" 2>&1 \
+      | sed -n 's/.*Collected : //p')
+    echo "   $c: $ir instructions (callgrind)"
+  done
+fi
+
 echo "== generate crds on a synthetic project: 200 kinds x 3 versions"
 python3 - "$work/synthetic" <<'PY'
 import os, sys
