@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use rsbuilder::crd::{SourceFile, generate, k8s_types, sealed};
 
 /// A resource embedding `ty` as a field, `Option` (documented), `Vec` with a default, map
-/// value, externally tagged and untagged enum variants, and flattened into the status.
+/// value, externally tagged and untagged enum variants, flattened as an `Option` (which
+/// drops its `required`) and flattened into the status.
 fn probe(ty: &str) -> Vec<SourceFile> {
     let text = format!(
         r#"
@@ -28,6 +29,14 @@ pub struct ProbeSpec {{
     pub map: BTreeMap<String, {ty}>,
     pub choice: Choice,
     pub tagged: Tagged,
+    pub maybe: Maybe,
+}}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+pub struct Maybe {{
+    #[serde(flatten)]
+    pub inner: Option<{ty}>,
+    pub note: Option<String>,
 }}
 
 /// One of two.
