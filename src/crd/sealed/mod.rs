@@ -29,7 +29,6 @@
 
 pub mod precompute;
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
@@ -67,11 +66,8 @@ fn sentinel() -> &'static str {
 /// one was precomputed: its untransformed schema with every grandchild of the root a
 /// placeholder (`{"description": "<sentinel><unit>"}`).
 pub fn skeleton(path: &str) -> Option<Schema> {
-    static TYPES: OnceLock<HashMap<&'static str, &'static str>> = OnceLock::new();
-    let json = TYPES
-        .get_or_init(|| data::TYPES.iter().copied().collect())
-        .get(path)?;
-    let mut value: Value = serde_json::from_str(json).ok()?;
+    let i = data::TYPES.binary_search_by_key(&path, |(p, _)| p).ok()?;
+    let mut value: Value = serde_json::from_str(data::TYPES[i].1).ok()?;
     fill(&mut value);
     Schema::try_from(value).ok()
 }

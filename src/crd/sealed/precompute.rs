@@ -170,8 +170,11 @@ impl Tables {
         }
         segs.push_str("];\n");
         units.push_str("];\n");
+        // Sorted by path, for a binary search.
+        let mut skeletons: Vec<&(String, String)> = self.skeletons.iter().collect();
+        skeletons.sort();
         let mut types = String::from("pub static TYPES: &[(&str, &str)] = &[\n");
-        for (path, json) in &self.skeletons {
+        for (path, json) in skeletons {
             writeln!(types, "({path:?}, {json:?}),").unwrap();
         }
         types.push_str("];\n");
