@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use rsbuilder::crd::{SourceFile, generate, k8s_types, sealed};
+use rsbuilder::crd::{SourceFile, emit, generate, generate_crds, k8s_types, sealed};
 
 /// A resource embedding `ty` as a field, `Option` (documented), `Vec` with a default, map
 /// value, externally tagged and untagged enum variants, flattened as an `Option` (which
@@ -134,4 +134,21 @@ fn every_other_type_is_written_as_in_full() {
 fn most_kubernetes_types_are_precomputed() {
     let n = sealed::precomputed().count();
     assert!(n > 200, "only {n} types are precomputed");
+}
+
+#[test]
+fn expanded_crds_are_the_full_schemas() {
+    let sources = probe("k8s_openapi::api::apps::v1::StatefulSetSpec");
+    let mut crds = generate_crds(&sources).unwrap();
+    let real = k8s_types::unsealed(|| generate(&sources)).unwrap();
+    assert!(crds.iter().map(sealed::count).sum::<usize>() > 0);
+    for crd in &mut crds {
+        sealed::expand(crd);
+        assert_eq!(sealed::count(crd), 0);
+        let yaml = serde_yaml::to_string(crd).unwrap();
+        assert_eq!(
+            format!("{}{yaml}", emit::HEADER),
+            real[&emit::file_name(crd)]
+        );
+    }
 }

@@ -60,7 +60,9 @@ pub fn generate(sources: &[SourceFile]) -> Result<BTreeMap<String, String>, Diag
     })
 }
 
-/// The merged CRDs, one per group/kind, sorted by group and kind.
+/// The merged CRDs, one per group/kind, sorted by group and kind. Below the children of an
+/// embedded Kubernetes type, a schema is a placeholder (see [`sealed`]): [`emit::render`]
+/// writes it in full, and [`sealed::expand`] puts it back for code that reads that deep.
 pub fn generate_crds(sources: &[SourceFile]) -> Result<Vec<CustomResourceDefinition>, Diagnostics> {
     let mut diags = Vec::new();
     let base = common_dir(sources);

@@ -158,6 +158,32 @@ pub fn count(crd: &CustomResourceDefinition) -> usize {
         .sum()
 }
 
+/// Replaces every placeholder of a CRD by the schema it stands for, read back from its YAML
+/// (for code that reads schemas below a Kubernetes type's children; `emit` does not need it).
+pub fn expand(crd: &mut CustomResourceDefinition) {
+    fn walk(s: &mut JSONSchemaProps) {
+        if let Some(id) = placeholder(s) {
+            *s = serde_yaml::from_str(&unit_yaml(id)).expect("a unit is a JSONSchemaProps");
+            return;
+        }
+        precompute::child_props(s).into_iter().for_each(walk);
+        let lists = [&mut s.all_of, &mut s.any_of, &mut s.one_of];
+        lists.into_iter().flatten().flatten().for_each(walk);
+        if let Some(not) = &mut s.not {
+            walk(not);
+        }
+    }
+    for v in &mut crd.spec.versions {
+        if let Some(schema) = v
+            .schema
+            .as_mut()
+            .and_then(|s| s.open_api_v3_schema.as_mut())
+        {
+            walk(schema);
+        }
+    }
+}
+
 /// The YAML of a sealed CRD (serde_yaml's, placeholders and all) with every placeholder line
 /// replaced by its unit, and how many it replaced.
 pub fn unseal(yaml: &str) -> (String, usize) {
