@@ -29,12 +29,14 @@ hyperfine --warmup 5 -N "$bin -C $work/golden generate crds --check"
 echo "== every command on a fresh copy of testdata/project-v1"
 cp -r testdata/project-v1 "$work/v1-source"
 # --prepare needs a shell, so these runs use hyperfine's shell mode (its overhead is subtracted).
+# CronJob converts through its hub v1, so `edit` may not move its storage version (it fails):
+# the edit re-states v1, which plans everything and writes nothing.
 prep="rm -rf $work/v1 && cp -r $work/v1-source $work/v1"
 hyperfine --warmup 2 --runs 30 --prepare "$prep" \
   "$bin -q -C $work/v1 create api --group batch --version v2 --kind CronJob" \
   "$bin -q -C $work/v1 create api --group infra --version v1 --kind Quota" \
   "$bin -q -C $work/v1 create api --group core --version v1 --kind ConfigMap --resource=false --controller" \
-  "$bin -q -C $work/v1 edit --storage-version v1beta1 --kind CronJob --group batch" \
+  "$bin -q -C $work/v1 edit --storage-version v1 --kind CronJob --group batch" \
   "$bin -q -C $work/v1 create webhook --group infra --version v1 --kind Tenant --defaulting" \
   "$bin -q -C $work/v1 generate manifests" \
   "$bin -q -C $work/v1 generate manifests --check" \
