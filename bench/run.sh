@@ -18,13 +18,18 @@ hyperfine --warmup 5 -N "$bin --help"
 
 echo "== init (fresh directory each run)"
 hyperfine --warmup 3 --prepare "rm -rf $work/init && mkdir $work/init" \
-  "$bin -q -C $work/init init --domain example.com --project-name bench"
+  "$bin -q -C $work/init init --domain example.com --project-name bench --fetch-deps=false"
 
 # The largest golden project, as a real project to read.
 for golden in testdata/project-v1 testdata/project-init; do [ -d "$golden" ] && break; done
 cp -r "$golden" "$work/golden"
+cp -r testdata/project-v1 "$work/v1-lint"
+cp -r testdata/lint-seeded "$work/seeded"
 echo "== generate crds --check on $golden"
 hyperfine --warmup 5 -N "$bin -C $work/golden generate crds --check"
+
+echo "== lint on testdata/project-v1 (target: under 50 ms), and on the seeded fixture"
+hyperfine --warmup 5 -N "$bin -C $work/v1-lint lint" "$bin -C $work/seeded lint --format json" -i
 
 echo "== every command on a fresh copy of testdata/project-v1"
 cp -r testdata/project-v1 "$work/v1-source"
@@ -44,7 +49,7 @@ hyperfine --warmup 2 --runs 30 --prepare "$prep" \
   "$bin -q -C $work/v1 generate rbac" \
   "$bin -q -C $work/v1 generate webhooks"
 hyperfine --warmup 2 --runs 20 --prepare "rm -rf $work/regen" \
-  "$bin -q alpha generate --input-dir $work/v1-source --output-dir $work/regen"
+  "$bin -q alpha generate --input-dir $work/v1-source --output-dir $work/regen --fetch-deps=false"
 
 echo "== generate crds: one small kind, a kind embedding a PodTemplateSpec, a ~1 MB CRD (bench/crds)"
 # Issue 11's target: the PodTemplateSpec case within 4x the one-kind case, whole process.

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use clap::{Args, CommandFactory, Parser, Subcommand};
+use clap::{ArgAction, Args, CommandFactory, Parser, Subcommand};
 
 use crate::commands;
 use crate::scaffold::Output;
@@ -57,6 +57,11 @@ pub enum Command {
     /// Regenerate the files rsbuilder owns from the Rust source
     #[command(subcommand)]
     Generate(commands::generate::GenerateCommand),
+    /// Review the API offline: CEL rules, samples, printer columns, versions, size, RBAC
+    #[command(
+        after_help = "Examples:\n  rsbuilder lint                        # in a project\n  rsbuilder lint --deny warnings --format json\n  rsbuilder lint --crds config/crd/bases --samples config/samples\n  rsbuilder lint --explain cel-invalid"
+    )]
+    Lint(commands::lint::LintArgs),
     /// Experimental commands
     #[command(subcommand)]
     Alpha(commands::alpha::AlphaCommand),
@@ -76,7 +81,7 @@ pub enum Command {
 pub enum CreateCommand {
     /// Add a kind, a new version of a kind, or a controller
     #[command(
-        after_help = "Examples:\n  rsbuilder create api --group batch --version v1alpha1 --kind CronJob\n  rsbuilder create api --group infra --version v1 --kind Tenant --cluster-scoped\n  rsbuilder create api --group apps --version v1 --kind Deployment --resource=false --controller"
+        after_help = "Examples:\n  rsbuilder create api --group batch --version v1alpha1 --kind CronJob\n  rsbuilder create api --group infra --version v1 --kind Tenant --cluster-scoped\n  rsbuilder create api --group storage --version v1 --kind Bucket --finalizer\n  rsbuilder create api --group apps --version v1 --kind Deployment --resource=false --controller"
     )]
     Api(commands::create::api::ApiArgs),
     /// Add defaulting, validating or conversion webhooks to a kind
@@ -84,6 +89,17 @@ pub enum CreateCommand {
         after_help = "Examples:\n  rsbuilder create webhook --group batch --version v1 --kind CronJob --defaulting --programmatic-validation\n  rsbuilder create webhook --group batch --version v1 --kind CronJob --conversion --spoke v1alpha1,v1beta1"
     )]
     Webhook(commands::create::webhook::WebhookArgs),
+}
+
+/// `--fetch-deps[=false]`, as kubebuilder's `init` has it: whether the command resolves the
+/// project's dependencies into Cargo.lock, which needs crates.io.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct FetchDeps {
+    /// Resolve the dependencies into Cargo.lock (cargo generate-lockfile; needs crates.io).
+    /// The image builds from the committed Cargo.lock; --fetch-deps=false skips this step
+    #[arg(long = "fetch-deps", num_args = 0..=1, require_equals = true, default_value_t = true,
+          default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
+    pub enabled: bool,
 }
 
 /// Context every command receives.
@@ -137,6 +153,7 @@ fn dispatch(cli: Cli, out: Output) -> anyhow::Result<()> {
         dry_run: cli.global.dry_run,
         out,
     };
+    let _held = commands::hold(&cli.command, &global)?;
     execute(cli.command, &global)
 }
 
@@ -150,6 +167,7 @@ pub fn execute(command: Command, global: &Global) -> anyhow::Result<()> {
         }
         Command::Edit(args) => commands::edit::run(global, args),
         Command::Generate(command) => commands::generate::run(global, command),
+        Command::Lint(args) => commands::lint::run(global, args),
         Command::Alpha(command) => commands::alpha::run(global, command),
         Command::Completion { shell } => {
             clap_complete::generate(

@@ -39,6 +39,9 @@ pub struct Resource {
     pub domain: String,
     pub namespaced: bool,
     pub controller: bool,
+    /// The controller keeps a finalizer on every object (`create api --finalizer`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub finalizer: bool,
     /// The types file, relative to the project root; absent for built-in kinds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
@@ -197,6 +200,7 @@ mod tests {
             domain: "example.com".into(),
             namespaced: true,
             controller: true,
+            finalizer: true,
             path: Some("src/api/batch/v1/cronjob.rs".into()),
             webhooks: Webhooks {
                 conversion: true,

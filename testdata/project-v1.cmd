@@ -1,7 +1,8 @@
-# testdata/project-v1: one kind in three versions (v1 stored), a cluster-scoped kind, and a
-# controller for a built-in kind.
-rsbuilder init --domain example.com --owner "Example Inc." --project-name project-v1
-rsbuilder create api --group batch --version v1alpha1 --kind CronJob
+# testdata/project-v1: one kind in three versions (v1 stored) whose controller keeps a
+# finalizer, a cluster-scoped kind without one, and a controller for a built-in kind.
+# --fetch-deps=false: no Cargo.lock, whose contents change with crates.io.
+rsbuilder init --domain example.com --owner "Example Inc." --project-name project-v1 --fetch-deps=false
+rsbuilder create api --group batch --version v1alpha1 --kind CronJob --finalizer
 rsbuilder create api --group batch --version v1beta1 --kind CronJob
 rsbuilder create api --group batch --version v1 --kind CronJob
 rsbuilder edit --storage-version v1 --kind CronJob --group batch

@@ -30,6 +30,39 @@ fn every_golden_project_is_reproduced_exactly_from_its_project_file() {
 }
 
 #[test]
+fn the_finalizer_of_a_controller_is_replayed() {
+    // project-v1's CronJob controller keeps a finalizer; its other controllers do not.
+    let input = repo_root().join("testdata/project-v1");
+    let work = tempfile::tempdir().unwrap();
+    let out = ok(&rsbuilder(
+        work.path(),
+        &[
+            "--dry-run",
+            "alpha",
+            "generate",
+            "--input-dir",
+            input.to_str().unwrap(),
+            "--output-dir",
+            "new",
+        ],
+    ));
+    let creates: Vec<&str> = out.lines().filter(|l| l.contains("create api")).collect();
+    let with: Vec<&str> = creates
+        .iter()
+        .copied()
+        .filter(|l| l.ends_with(" --finalizer"))
+        .collect();
+    assert_eq!(
+        with,
+        [
+            "would run: rsbuilder create api --group batch --version v1alpha1 --kind CronJob --plural cronjobs --controller=true --finalizer"
+        ],
+        "{out}"
+    );
+    assert_eq!(creates.len(), 5, "{out}");
+}
+
+#[test]
 fn the_users_code_is_carried_over_and_the_manifests_follow_it() {
     let work = tempfile::tempdir().unwrap();
     let input = work.path().join("old");

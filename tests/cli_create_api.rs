@@ -4,6 +4,7 @@
 mod common;
 
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use common::*;
@@ -16,7 +17,13 @@ fn project() -> tempfile::TempDir {
     dir
 }
 
-fn create(dir: &Path, group: &str, version: &str, kind: &str, extra: &[&str]) -> String {
+/// `create api --group <group> --version <version> --kind <kind> <extra>...`
+fn api_args<'a>(
+    group: &'a str,
+    version: &'a str,
+    kind: &'a str,
+    extra: &[&'a str],
+) -> Vec<&'a str> {
     let mut args = vec![
         "create",
         "api",
@@ -28,7 +35,11 @@ fn create(dir: &Path, group: &str, version: &str, kind: &str, extra: &[&str]) ->
         kind,
     ];
     args.extend(extra);
-    ok(&rsbuilder(dir, &args))
+    args
+}
+
+fn create(dir: &Path, group: &str, version: &str, kind: &str, extra: &[&str]) -> String {
+    ok(&rsbuilder(dir, &api_args(group, version, kind, extra)))
 }
 
 fn read(dir: &Path, path: &str) -> String {
@@ -122,15 +133,21 @@ fn a_new_kind_gets_types_controller_tests_and_manifests() {
         "{crd}"
     );
     assert!(crd.contains("name: cronjobs.batch.example.com"), "{crd}");
+    // Conditions merge per type under server-side apply.
+    assert!(
+        crd.contains("x-kubernetes-list-map-keys:\n                - type\n                x-kubernetes-list-type: map\n"),
+        "{crd}"
+    );
+    // Only the verbs the controller uses: it watches, and writes the status by apply.
     let role = read(dir.path(), "config/rbac/role.yaml");
     for rule in [
-        "- cronjobs\n",
-        "- cronjobs/status\n",
-        "- cronjobs/finalizers\n",
-        "- events\n",
+        "  - cronjobs\n  verbs:\n  - list\n  - watch\n",
+        "  - cronjobs/status\n  verbs:\n  - patch\n",
+        "- events.k8s.io\n  resources:\n  - events\n  verbs:\n  - create\n  - patch\n",
     ] {
         assert!(role.contains(rule), "{rule} in:\n{role}");
     }
+    assert!(!role.contains("finalizers"), "{role}");
     assert!(read(dir.path(), "config/default/kustomization.yaml").contains("- ../crd\n"));
     let rbac = read(dir.path(), "config/rbac/kustomization.yaml");
     assert!(rbac.contains("- cronjob_viewer_role.yaml\n"), "{rbac}");
@@ -146,6 +163,137 @@ fn a_new_kind_gets_types_controller_tests_and_manifests() {
             "- group: batch\n  version: v1alpha1\n  kind: CronJob\n  plural: cronjobs\n  domain: example.com\n  namespaced: true\n  controller: true\n  path: src/api/batch/v1alpha1/cron_job.rs\n"
         ),
         "{project}"
+    );
+}
+
+#[test]
+fn a_finalizer_only_with_the_flag() {
+    let dir = project();
+    create(dir.path(), "batch", "v1", "CronJob", &[]);
+    let plain = read(dir.path(), "src/controllers/cron_job.rs");
+    assert!(!plain.contains("FINALIZER"), "{plain}");
+    let tests = read(dir.path(), "tests/cron_job_controller.rs");
+    assert!(
+        tests.contains("fn a_new_object_gets_no_finalizer()"),
+        "{tests}"
+    );
+
+    create(dir.path(), "infra", "v1", "Tenant", &["--finalizer"]);
+    let finalized = read(dir.path(), "src/controllers/tenant.rs");
+    for code in [
+        "pub const FINALIZER: &str = \"tenants.infra.example.com/finalizer\";",
+        "finalizer(&api, FINALIZER, object.clone(),",
+        "async fn cleanup(",
+    ] {
+        assert!(finalized.contains(code), "{code} in:\n{finalized}");
+    }
+    let tests = read(dir.path(), "tests/tenant_controller.rs");
+    for test in [
+        "fn a_new_object_gets_the_finalizer_first()",
+        "fn an_event_refused_during_cleanup_still_removes_the_finalizer()",
+        "fn a_failed_cleanup_keeps_the_finalizer()",
+    ] {
+        assert!(tests.contains(test), "{test} in:\n{tests}");
+    }
+    // The finalizer is added and removed by patches of the object itself.
+    let role = read(dir.path(), "config/rbac/role.yaml");
+    assert!(
+        role.contains("  - tenants\n  verbs:\n  - list\n  - patch\n  - watch\n"),
+        "{role}"
+    );
+    let project = read(dir.path(), "PROJECT");
+    assert!(
+        project.contains("  kind: CronJob\n  plural: cronjobs\n  domain: example.com\n  namespaced: true\n  controller: true\n  path:"),
+        "{project}"
+    );
+    assert!(
+        project.contains("  kind: Tenant\n  plural: tenants\n  domain: example.com\n  namespaced: true\n  controller: true\n  finalizer: true\n  path:"),
+        "{project}"
+    );
+
+    // A new version does not scaffold the controller again, so it cannot take the flag.
+    refused(
+        dir.path(),
+        &api_args("infra", "v2", "Tenant", &["--finalizer"]),
+        1,
+        "--finalizer is kept by the controller of Tenant, which exists already (scaffolded with v1)",
+    );
+    // Scaffolding the controller again is how a kind gains or loses its finalizer.
+    create(
+        dir.path(),
+        "batch",
+        "v1",
+        "CronJob",
+        &["--resource=false", "--finalizer", "--force"],
+    );
+    assert!(read(dir.path(), "src/controllers/cron_job.rs").contains("FINALIZER"));
+    assert!(read(dir.path(), "PROJECT").contains("  kind: CronJob\n  plural: cronjobs\n  domain: example.com\n  namespaced: true\n  controller: true\n  finalizer: true\n"));
+}
+
+#[test]
+fn a_finalizer_needs_a_controller_of_this_project() {
+    let dir = project();
+    refused(
+        dir.path(),
+        &api_args(
+            "batch",
+            "v1",
+            "CronJob",
+            &["--controller=false", "--finalizer"],
+        ),
+        1,
+        "--finalizer is kept by a controller, and --controller=false scaffolds none",
+    );
+    let builtin = ["--resource=false", "--finalizer"];
+    refused(
+        dir.path(),
+        &api_args("apps", "v1", "Deployment", &builtin),
+        1,
+        "--finalizer is for kinds of this project; Deployment belongs to Kubernetes",
+    );
+}
+
+#[test]
+fn undeploy_deletes_the_custom_resources_before_the_manager() {
+    // A stand-in for kubectl that logs its arguments and, asked which CRDs of the input
+    // exist, names them all.
+    let dir = project();
+    create(dir.path(), "batch", "v1", "CronJob", &[]);
+    let log = dir.path().join("kubectl.log");
+    let stub = dir.path().join("kubectl");
+    fs::write(
+        &stub,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> {log}\ncase \"$*\" in\n  get*) sed -n 's/^  name: \\(.*\\.example\\.com\\)$/customresourcedefinition.apiextensions.k8s.io\\/\\1/p' ;;\n  *) cat > /dev/null ;;\nesac\n",
+            log = log.display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&stub, fs::Permissions::from_mode(0o755)).unwrap();
+    let out = std::process::Command::new("make")
+        .args([
+            "undeploy",
+            "KUBECTL=./kubectl",
+            "KUSTOMIZE=kubectl kustomize",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .expect("make runs");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let calls = fs::read_to_string(&log).unwrap();
+    let calls: Vec<&str> = calls.lines().collect();
+    assert_eq!(
+        calls,
+        [
+            "get --ignore-not-found -o name -f -",
+            "delete cronjobs.batch.example.com --all --all-namespaces --wait",
+            "delete --ignore-not-found=false -f -",
+        ]
     );
 }
 

@@ -12,10 +12,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 
-use crate::cli::{Cli, Global};
+use crate::cli::{Cli, FetchDeps, Global};
 use crate::commands::create::source::kube_info;
 use crate::crd::diagnostics::in_file;
 use crate::errors::During;
+use crate::lockfile;
 use crate::project::{Project, Resource};
 use crate::scaffold::Output;
 
@@ -36,6 +37,8 @@ pub struct GenerateArgs {
     /// Where the new tree goes; must not exist or be empty (default: <input-dir>-regenerated)
     #[arg(long, value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub fetch_deps: FetchDeps,
 }
 
 pub fn run(global: &Global, command: AlphaCommand) -> Result<()> {
@@ -80,10 +83,13 @@ fn generate(global: &Global, args: GenerateArgs) -> Result<()> {
                 .say(&format!("would run: rsbuilder {}", args.join(" ")));
         }
         global.out.say(&format!(
-            "would copy the user's source files from {} into {}",
+            "would copy the user's source files and Cargo.lock from {} into {}",
             input.display(),
             output.display()
         ));
+        if args.fetch_deps.enabled {
+            global.out.say("would create or update Cargo.lock");
+        }
         return Ok(());
     }
     let existed = output.exists();
@@ -105,6 +111,10 @@ fn generate(global: &Global, args: GenerateArgs) -> Result<()> {
         commands.len(),
         copied
     ));
+    // Once the tree is complete: the replayed `create` commands add dependencies.
+    if args.fetch_deps.enabled {
+        lockfile::write(global, &output);
+    }
     Ok(())
 }
 
@@ -123,6 +133,11 @@ fn replay(global: &Global, input: &Path, output: &Path, commands: &[Vec<String>]
         execute(&quiet, args).during(|| format!("replaying `rsbuilder {}`", args.join(" ")))?;
     }
     let copied = copy_user_sources(input, output)?;
+    // The versions the user has built and committed: the new tree starts from them.
+    let lock = input.join("Cargo.lock");
+    if lock.is_file() {
+        std::fs::copy(&lock, output.join("Cargo.lock")).context("cannot copy Cargo.lock")?;
+    }
     execute(&quiet, &["generate".into(), "manifests".into()])
         .during(|| "regenerating the manifests from the carried-over sources".into())?;
     Ok(copied)
@@ -139,6 +154,7 @@ fn execute(global: &Global, args: &[String]) -> Result<()> {
 fn replay_commands(input: &Path, project: &Project) -> Result<Vec<Vec<String>>> {
     let mut commands = Vec::new();
     let (owner, license) = boilerplate(input);
+    // Cargo.lock comes last, from the complete tree (see `generate`).
     let mut init = vec![
         "init",
         "--domain",
@@ -147,6 +163,7 @@ fn replay_commands(input: &Path, project: &Project) -> Result<Vec<Vec<String>>> 
         &project.project_name,
         "--license",
         &license,
+        "--fetch-deps=false",
     ]
     .into_iter()
     .map(String::from)
@@ -234,6 +251,9 @@ fn create_api(r: &Resource) -> Vec<String> {
         args.push("--resource=false".into());
     }
     args.push(format!("--controller={}", r.controller));
+    if r.finalizer {
+        args.push("--finalizer".into());
+    }
     args
 }
 

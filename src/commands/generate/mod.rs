@@ -11,7 +11,7 @@ use anyhow::{Result, bail};
 use clap::{Args, Subcommand};
 
 use crate::cli::Global;
-use crate::commands::write_plan;
+use crate::commands::write_plan_to;
 use crate::project::Project;
 use crate::scaffold::{DiskTree, Plan};
 
@@ -85,12 +85,16 @@ pub fn run(global: &Global, command: GenerateCommand) -> Result<()> {
 pub struct Generated {
     pub plan: Plan,
     pub stale: Vec<PathBuf>,
+    /// The output directory the user named: the plan writes there and nowhere else, even
+    /// outside the project (see `DiskTree::writing_under`).
+    pub output_dir: Option<PathBuf>,
 }
 
 impl Generated {
     fn extend(&mut self, other: Generated) {
         self.plan.extend(other.plan);
         self.stale.extend(other.stale);
+        self.output_dir = self.output_dir.take().or(other.output_dir);
     }
 }
 
@@ -98,7 +102,11 @@ impl Generated {
 /// the plan and warn about stale files.
 fn finish(global: &Global, generated: Generated, check: bool, command: &str) -> Result<()> {
     if !check {
-        write_plan(global, &generated.plan, false)?;
+        let tree = match &generated.output_dir {
+            Some(dir) => DiskTree::new(&global.dir).writing_under(dir),
+            None => DiskTree::new(&global.dir),
+        };
+        write_plan_to(global, tree, &generated.plan, false)?;
         for path in &generated.stale {
             global.out.say(&format!(
                 "warning: {} is no longer generated; delete it",

@@ -53,8 +53,11 @@ pub fn plan(global: &Global, args: &RbacArgs) -> Result<Generated> {
     let sources = collect_sources_in(root, &paths)?;
     let mut plan = Plan::new();
     plan.generate(&args.output, rbac::role_yaml(&sources, namespaced)?);
+    // A file the user named may lie anywhere, outside the project too.
+    let named = args.output != std::path::Path::new(rbac::ROLE_FILE);
     Ok(Generated {
         plan,
         stale: Vec::new(),
+        output_dir: named.then(|| args.output.parent().unwrap_or(&args.output).to_path_buf()),
     })
 }

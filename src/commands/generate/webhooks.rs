@@ -30,5 +30,6 @@ pub fn plan(global: &Global) -> Result<Option<Generated>> {
     Ok(Some(Generated {
         plan,
         stale: Vec::new(),
+        output_dir: None,
     }))
 }

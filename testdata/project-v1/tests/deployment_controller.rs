@@ -52,6 +52,7 @@ fn deployment(name: &str) -> Deployment {
         metadata: ObjectMeta {
             name: Some(name.into()),
             namespace: Some("default".into()),
+            uid: Some(format!("{name}-uid")),
             generation: Some(1),
             ..ObjectMeta::default()
         },

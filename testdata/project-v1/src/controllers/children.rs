@@ -4,11 +4,10 @@
 //! Children: the objects a controller creates for the object it reconciles.
 //!
 //! [`apply`] is the one way to create or change a child, and it follows the rules that keep
-//! reconciliations idempotent: it reads the child from the API server first (not from a
-//! cache, which may not have seen a child created a moment ago, so a stale read would
-//! create it twice); it leaves alone an object that another owner controls; it sets the
-//! owner reference, so that Kubernetes deletes the child with its owner; and it writes
-//! with server-side apply, so applying the same child again changes nothing.
+//! reconciliations idempotent: one server-side apply creates the child or brings it to
+//! what the controller says, so applying the same child again changes nothing; the owner
+//! reference makes Kubernetes delete the child with its owner. It reads nothing first: the
+//! API server itself refuses to give a child of another owner a second controller.
 
 use std::fmt::Debug;
 
@@ -31,8 +30,8 @@ pub enum Error {
     UnsavedOwner,
 }
 
-/// Creates `child` unless it exists, or brings it to what `child` says, owned by `owner`.
-/// Returns the child as the API server stored it.
+/// Creates `child`, or brings it to what `child` says, owned by `owner`. Returns the child
+/// as the API server stored it.
 pub async fn apply<K, O>(
     api: &Api<K>,
     owner: &O,
@@ -45,18 +44,34 @@ where
 {
     let owner_reference = owner.controller_owner_ref(&()).ok_or(Error::UnsavedOwner)?;
     let name = child.name_any();
-    // Fresh from the API server, not from a cache.
-    if let Some(existing) = api.get_opt(&name).await? {
-        let controller = existing
-            .owner_references()
-            .iter()
-            .find(|reference| reference.controller == Some(true));
-        if controller.is_some_and(|reference| reference.uid != owner_reference.uid) {
-            let kind = K::kind(&()).into_owned();
-            return Err(Error::Foreign { kind, name });
-        }
-    }
     child.meta_mut().owner_references = Some(vec![owner_reference]);
     let params = PatchParams::apply(field_manager).force();
-    Ok(api.patch(&name, &params, &Patch::Apply(&child)).await?)
+    match api.patch(&name, &params, &Patch::Apply(&child)).await {
+        Ok(stored) => Ok(stored),
+        Err(error) if has_another_controller(&error) => Err(Error::Foreign {
+            kind: K::kind(&()).into_owned(),
+            name,
+        }),
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// Whether the API server refused an apply because the object would have two controllers.
+///
+/// Server-side apply merges `metadata.ownerReferences` entry by entry (it is a list-map
+/// keyed by `uid`), so applying this owner's reference to a child that another object
+/// controls leaves both references, each with `controller: true`. ObjectMeta allows at most
+/// one managing controller, and the API server rejects the object as Invalid (422) with a
+/// cause on the field `metadata.ownerReferences`.
+fn has_another_controller(error: &kube::Error) -> bool {
+    let kube::Error::Api(status) = error else {
+        return false;
+    };
+    status.is_invalid()
+        && status.details.as_ref().is_some_and(|details| {
+            details
+                .causes
+                .iter()
+                .any(|cause| cause.field == "metadata.ownerReferences")
+        })
 }

@@ -8,13 +8,17 @@
 //! Only spec changes (a new `metadata.generation`) and finalizer changes trigger a
 //! reconciliation: status updates, this controller's own included, do not, so writing the
 //! status cannot start a loop.
+//!
+//! Every CronJob carries [`FINALIZER`], so Kubernetes deletes a CronJob only after
+//! [`cleanup`] has released what it holds outside the cluster. The price: while this
+//! manager is not running, no CronJob can be deleted.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use futures::future::BoxFuture;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use futures::{StreamExt, TryStreamExt};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams};
 use kube::core::NamespaceResourceScope;
@@ -40,6 +44,13 @@ pub const FIELD_MANAGER: &str = "cronjob-controller";
 /// How long a healthy CronJob waits before it is reconciled again, to repair drift that
 /// no event reported.
 pub const RESYNC: Duration = Duration::from_secs(5 * 60);
+/// How long a CronJob on its way ([`Outcome::Progressing`]) waits before it is looked at
+/// again.
+pub const POLL: Duration = Duration::from_secs(15);
+/// How many CronJobs are reconciled at once, at most; one CronJob is never reconciled
+/// twice at once. One, like controller-runtime's `MaxConcurrentReconciles` default: raise it
+/// when reconciliations spend their time waiting on slow calls.
+pub const CONCURRENCY: u16 = 1;
 
 /// This controller, as `controllers::all()` lists it.
 pub const CONTROLLER: (&str, Run) = (NAME, run);
@@ -47,11 +58,16 @@ pub const CONTROLLER: (&str, Run) = (NAME, run);
 /// Retries of failed reconciliations: after 5 seconds, doubling up to 5 minutes.
 static RETRIES: Backoff = Backoff::new(Duration::from_secs(5), Duration::from_secs(5 * 60));
 
-// What this controller may do. `make manifests` (`rsbuilder generate rbac`) collects these
-// lines into config/rbac/role.yaml; add one for every other kind the controller touches.
-// +rsbuilder:rbac:groups=batch.example.com,resources=cronjobs,verbs=get;list;watch;update;patch
-// +rsbuilder:rbac:groups=batch.example.com,resources=cronjobs/status,verbs=get;update;patch
-// +rsbuilder:rbac:groups=batch.example.com,resources=cronjobs/finalizers,verbs=update
+// What this controller may do, and no more. `make manifests` (`rsbuilder generate rbac`)
+// collects these lines into config/rbac/role.yaml; add one for every kind the controller
+// touches. A kind of child written by `children::apply` needs `create;patch`, and `delete`
+// too where the OwnerReferencesPermissionEnforcement admission plugin guards owner
+// references.
+// The watch lists and watches cronjobs; the finalizer is added and removed by JSON patches.
+// +rsbuilder:rbac:groups=batch.example.com,resources=cronjobs,verbs=list;watch;patch
+// The status is written by server-side apply, a PATCH.
+// +rsbuilder:rbac:groups=batch.example.com,resources=cronjobs/status,verbs=patch
+// kube's Recorder creates events.k8s.io/v1 Events, and patches them when they repeat.
 // +rsbuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
 /// Why a reconciliation failed. Every failure is retried, see [`error_policy`].
@@ -71,6 +87,19 @@ pub enum Error {
     NoNamespace(String),
 }
 
+/// Where a reconciliation that did not fail left a CronJob; its conditions tell.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// The cluster matches the spec: `Ready`.
+    Ready,
+    /// The work is under way but not done, e.g. a child is still rolling out: `Progressing`,
+    /// with a CamelCase `reason` and a `message` for users.
+    Progressing {
+        reason: &'static str,
+        message: String,
+    },
+}
+
 /// Runs the controller until `shutdown` resolves, letting running reconciliations finish.
 pub fn run(ctx: Context, shutdown: Shutdown) -> BoxFuture<'static, ()> {
     Box::pin(async move {
@@ -84,10 +113,16 @@ pub fn run(ctx: Context, shutdown: Shutdown) -> BoxFuture<'static, ()> {
         let trigger = predicates::generation.combine(predicates::finalizers);
         let triggers = watcher(api, watcher::Config::default())
             .default_backoff()
+            // The cache keeps what `reconcile` reads: not `managedFields`, often the largest
+            // part of an object, which server-side apply keeps on the API server's side.
+            .modify(|object| object.managed_fields_mut().clear())
             .reflect(writer)
+            .inspect_ok(|event| RETRIES.follow(event))
             .applied_objects()
             .predicate_filter(trigger, Default::default());
+        let config = controller::Config::default().concurrency(CONCURRENCY);
         Controller::for_stream(triggers, store)
+            .with_config(config)
             .graceful_shutdown_on(shutdown.wait())
             .run(reconcile, error_policy, Arc::new(ctx))
             .for_each(|result| async move {
@@ -107,13 +142,13 @@ pub fn run(ctx: Context, shutdown: Shutdown) -> BoxFuture<'static, ()> {
 ///
 /// `object` comes from the controller's cache, which can trail the API server by a moment.
 /// That is safe because no write trusts it blindly: the finalizer patches carry JSON-patch
-/// tests, and the status is a server-side apply of the fields this controller owns. What
-/// must be current (children, see [`converge`]) is read from the API server.
+/// tests, and the status is a server-side apply of the fields this controller owns.
 pub async fn reconcile(
     object: Arc<CronJob>, // from the controller's cache, see above
     ctx: Arc<Context>,
 ) -> Result<Action, Error> {
     let _timer = ctx.metrics.reconcile_started(NAME);
+    debug!(name = %object.name_any(), "reconciling CronJob");
     let api = api_for(object.as_ref(), &ctx)?;
     let outcome = finalizer(&api, FINALIZER, object.clone(), |event| async {
         match event {
@@ -140,63 +175,96 @@ where
     Ok(Api::namespaced(ctx.client.clone(), &namespace))
 }
 
-/// Makes the cluster match the spec of `object`, then records the outcome in its status:
-/// `Ready`, `Progressing` and `Degraded` conditions for the generation it acted on. An
-/// event marks each change of `Ready`.
+/// Makes the cluster match the spec of `object` ([`converge`]), then records the outcome in
+/// its status ([`report`]).
 async fn apply(object: &CronJob, ctx: &Context) -> Result<Action, Error> {
     let outcome = converge(object, ctx).await;
-    let generation = object.meta().generation;
-    let old = object.status.as_ref();
-    let old_conditions = old.map_or(&[][..], |status| &status.conditions);
-    let conditions = conditions(&outcome, generation, old_conditions);
-    let unchanged = old.is_some_and(|status| {
-        status.conditions == conditions && status.observed_generation == generation
-    });
-    if !unchanged {
-        let patch = json!({
-            "apiVersion": CronJob::api_version(&()),
-            "kind": CronJob::kind(&()),
-            "status": { "conditions": conditions, "observedGeneration": generation },
-        });
-        let params = PatchParams::apply(FIELD_MANAGER).force();
-        let name = object.name_any();
-        api_for(object, ctx)?
-            .patch_status(&name, &params, &Patch::Apply(&patch))
-            .await?;
-        if ready(old_conditions) != ready(&conditions) {
-            let event = match &outcome {
-                Ok(()) => new_event(EventType::Normal, "Reconciled", "up to date"),
-                Err(error) => new_event(EventType::Warning, "Failed", &error.to_string()),
-            };
-            publish(ctx, object, &event).await?;
-        }
-    }
-    outcome?;
-    Ok(Action::requeue(RESYNC))
+    let reported = report(object, ctx, &outcome).await;
+    // When both failed, the reason `converge` failed is the one worth retrying for.
+    let action = match outcome? {
+        Outcome::Ready => Action::requeue(RESYNC),
+        Outcome::Progressing { .. } => Action::requeue(POLL),
+    };
+    reported?;
+    Ok(action)
 }
 
 /// Creates or updates what a CronJob stands for.
 ///
 /// TODO(user): this is where the work goes. Build each object a CronJob needs (a child)
 /// and hand it to [`children::apply`](super::children::apply) with `FIELD_MANAGER`: it
-/// reads the child from the API server, creates it only when it is missing, makes the
-/// CronJob its owner (Kubernetes deletes it with the CronJob) and updates it with
-/// server-side apply. Add a `+rsbuilder:rbac` line above for each kind of child, and
-/// `Controller::owns` in [`run`] so that changes to children trigger a reconciliation.
-async fn converge(object: &CronJob, _ctx: &Context) -> Result<(), Error> {
+/// creates the child or brings it up to date with one server-side apply, and makes the
+/// CronJob its owner, so that Kubernetes deletes it with the CronJob. Add a
+/// `+rsbuilder:rbac` line above for each kind of child, and `Controller::owns` in [`run`]
+/// so that changes to children trigger a reconciliation. Return
+/// [`Outcome::Progressing`] while a child is not ready yet.
+async fn converge(object: &CronJob, _ctx: &Context) -> Result<Outcome, Error> {
     debug!(name = %object.name_any(), "nothing to converge yet");
-    Ok(())
+    Ok(Outcome::Ready)
 }
 
 /// Runs when a CronJob is being deleted; Kubernetes deletes it once the finalizer is gone,
-/// which happens only after this succeeded. Children with an owner reference need nothing
-/// here: Kubernetes deletes them.
-///
-/// TODO(user): release what the CronJob holds outside the cluster.
+/// which happens only after this succeeded: on an error the finalizer stays and the cleanup
+/// is retried. Children with an owner reference need nothing here: Kubernetes deletes them.
 async fn cleanup(object: &CronJob, ctx: &Context) -> Result<Action, Error> {
+    // Tells users, in the status, why the CronJob is still there.
+    let finalizing = Outcome::Progressing {
+        reason: "Finalizing",
+        message: "releasing what it holds outside the cluster".into(),
+    };
+    report(object, ctx, &Ok(finalizing)).await?;
+    // TODO(user): release what the CronJob holds outside the cluster. Like everything a
+    // reconciler does, it must be idempotent: it may run again after a failure, or after
+    // `apply` never ran.
     let event = new_event(EventType::Normal, "CleanedUp", "ready for deletion");
-    publish(ctx, object, &event).await?;
+    publish(ctx, object, &event).await;
     Ok(Action::await_change())
+}
+
+/// Records `outcome` in the status of `object`: `Ready`, `Progressing` and `Degraded`
+/// conditions for the generation it acted on, through the status subresource. An event
+/// marks each change of `Ready`. Writes nothing when the status says so already.
+///
+/// [`apply`] calls it with what [`converge`] returned, [`cleanup`] while it runs.
+pub async fn report(
+    object: &CronJob,
+    ctx: &Context,
+    outcome: &Result<Outcome, Error>,
+) -> Result<(), Error> {
+    let generation = object.meta().generation;
+    let status = object.status.as_ref();
+    let old = status.map_or(&[][..], |status| &status.conditions);
+    let new = conditions(outcome, generation, old);
+    // Conditions other writers own are theirs: compare and write only this controller's.
+    let observed = status.and_then(|status| status.observed_generation);
+    if observed == generation && new.iter().all(|condition| old.contains(condition)) {
+        return Ok(());
+    }
+    // Server-side apply of the fields this controller owns. `conditions` is a list-map
+    // keyed by `type` in the CRD, so the API server merges each condition by its type and
+    // leaves those of other writers alone.
+    let patch = json!({
+        "apiVersion": CronJob::api_version(&()),
+        "kind": CronJob::kind(&()),
+        "status": { "conditions": new, "observedGeneration": generation },
+    });
+    let params = PatchParams::apply(FIELD_MANAGER).force();
+    api_for(object, ctx)?
+        .patch_status(&object.name_any(), &params, &Patch::Apply(&patch))
+        .await?;
+    let was = ready(old).map(|c| (&c.status, &c.reason));
+    let now = ready(&new).map(|c| (&c.status, &c.reason));
+    if was != now {
+        let event = match outcome {
+            Ok(Outcome::Ready) => new_event(EventType::Normal, "Reconciled", "up to date"),
+            Ok(Outcome::Progressing { reason, message }) => {
+                new_event(EventType::Normal, reason, message)
+            }
+            Err(error) => new_event(EventType::Warning, "ReconcileFailed", &error.to_string()),
+        };
+        publish(ctx, object, &event).await;
+    }
+    Ok(())
 }
 
 /// Decides when a failed reconciliation of `object` is retried: 5 seconds after its first
@@ -212,35 +280,43 @@ pub fn error_policy(
     Action::requeue(delay)
 }
 
-/// The conditions after a reconciliation of `generation` that ended with `outcome`. Each
-/// keeps the `lastTransitionTime` it had in `old` when its status did not change, as
-/// Kubernetes' API conventions ask.
+/// This controller's conditions after a reconciliation of `generation` that ended with
+/// `outcome`:
+///
+/// | outcome       | Ready | Progressing | Degraded |
+/// |---------------|-------|-------------|----------|
+/// | `Ready`       | True  | False       | False    |
+/// | `Progressing` | False | True        | False    |
+/// | an error      | False | False       | True     |
+///
+/// A condition keeps the `lastTransitionTime` it had in `old` unless its status changes,
+/// as Kubernetes' API conventions ask.
 fn conditions(
-    outcome: &Result<(), Error>,
+    outcome: &Result<Outcome, Error>,
     generation: Option<i64>,
-    old: &[Condition],
-) -> Vec<Condition> {
+    old: &[metav1::Condition],
+) -> Vec<metav1::Condition> {
     let (statuses, reason, message) = match outcome {
-        Ok(()) => (
-            ["True", "False", "False"],
-            "Reconciled",
-            "up to date".into(),
-        ),
-        Err(error) => (["False", "True", "True"], "Failed", error.to_string()),
+        Ok(Outcome::Ready) => ([true, false, false], "Reconciled", "up to date".into()),
+        Ok(Outcome::Progressing { reason, message }) => {
+            ([false, true, false], *reason, message.clone())
+        }
+        Err(error) => ([false, false, true], "ReconcileFailed", error.to_string()),
     };
     let types = ["Ready", "Progressing", "Degraded"];
     types
         .into_iter()
         .zip(statuses)
         .map(|(type_, status)| {
+            let status = if status { "True" } else { "False" };
             let since = old
                 .iter()
                 .find(|o| o.type_ == type_ && o.status == status)
                 .map_or_else(
-                    || Time(Timestamp::now()),
+                    || metav1::Time(Timestamp::now()),
                     |o| o.last_transition_time.clone(),
                 );
-            Condition {
+            metav1::Condition {
                 type_: type_.into(),
                 status: status.into(),
                 reason: reason.into(),
@@ -252,28 +328,41 @@ fn conditions(
         .collect()
 }
 
-/// The status of the `Ready` condition, if there is one.
-fn ready(conditions: &[Condition]) -> Option<&str> {
+/// The `Ready` condition, if there is one.
+fn ready(conditions: &[metav1::Condition]) -> Option<&metav1::Condition> {
     conditions
         .iter()
         .find(|condition| condition.type_ == "Ready")
-        .map(|condition| condition.status.as_str())
 }
 
+/// The longest note the API server accepts on an events.k8s.io/v1 Event (1 kB).
+const NOTE_LIMIT: usize = 1024;
+
 fn new_event(type_: EventType, reason: &str, note: &str) -> Event {
+    let mut end = note.len().min(NOTE_LIMIT);
+    while !note.is_char_boundary(end) {
+        end -= 1;
+    }
     Event {
         type_,
         reason: reason.into(),
-        note: Some(note.into()),
+        note: Some(note[..end].into()),
         action: "Reconcile".into(),
         secondary: None,
     }
 }
 
-async fn publish<K>(ctx: &Context, object: &K, event: &Event) -> Result<(), Error>
+/// Publishes `event` about `object`, best effort: events are for people, so a refused one
+/// is logged and the reconciliation goes on. The API server refuses them for good reasons
+/// that must not block the work, e.g. while the namespace is being deleted (the
+/// NamespaceLifecycle admission plugin forbids every create in a terminating namespace), a
+/// CronJob there must still lose its finalizer, or the namespace never goes.
+async fn publish<K>(ctx: &Context, object: &K, event: &Event)
 where
     K: Resource<DynamicType = ()>,
 {
     let reference = object.object_ref(&());
-    Ok(ctx.recorder.publish(event, &reference).await?)
+    if let Err(error) = ctx.recorder.publish(event, &reference).await {
+        warn!(name = %object.name_any(), reason = %event.reason, %error, "event not published");
+    }
 }

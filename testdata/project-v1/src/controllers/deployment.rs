@@ -10,14 +10,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use futures::future::BoxFuture;
+use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::Deployment;
-use kube::Api;
-use kube::ResourceExt;
 use kube::runtime::controller::{self, Action, Controller};
 use kube::runtime::{WatchStreamExt, predicates, reflector, watcher};
-use tracing::{debug, info, warn};
+use kube::{Api, ResourceExt};
+use tracing::{debug, warn};
 
 use super::backoff::Backoff;
 use super::{Context, Run};
@@ -28,6 +27,10 @@ pub const NAME: &str = "deployment";
 /// How long a Deployment waits before it is reconciled again, to repair drift that no event
 /// reported.
 pub const RESYNC: Duration = Duration::from_secs(5 * 60);
+/// How many Deployments are reconciled at once, at most; one Deployment is never reconciled
+/// twice at once. One, like controller-runtime's `MaxConcurrentReconciles` default: raise it
+/// when reconciliations spend their time waiting on slow calls.
+pub const CONCURRENCY: u16 = 1;
 
 /// This controller, as `controllers::all()` lists it.
 pub const CONTROLLER: (&str, Run) = (NAME, run);
@@ -37,7 +40,8 @@ static RETRIES: Backoff = Backoff::new(Duration::from_secs(5), Duration::from_se
 
 // What this controller may do. `make manifests` (`rsbuilder generate rbac`) collects these
 // lines into config/rbac/role.yaml; add verbs (and lines) as the controller does more.
-// +rsbuilder:rbac:groups=apps,resources=deployments,verbs=get;list;watch
+// The watch lists and watches deployments.
+// +rsbuilder:rbac:groups=apps,resources=deployments,verbs=list;watch
 
 /// Why a reconciliation failed. Every failure is retried, see [`error_policy`].
 #[derive(Debug, thiserror::Error)]
@@ -60,10 +64,17 @@ pub fn run(ctx: Context, shutdown: Shutdown) -> BoxFuture<'static, ()> {
         let trigger = predicates::generation;
         let triggers = watcher(api, watcher::Config::default())
             .default_backoff()
+            // The cache keeps what `reconcile` reads: not `managedFields`, often the largest
+            // part of an object. TODO(user): drop more here (`status`, say) if `reconcile`
+            // never reads it, to keep the cache of a busy cluster small.
+            .modify(|object| object.managed_fields_mut().clear())
             .reflect(writer)
+            .inspect_ok(|event| RETRIES.follow(event))
             .applied_objects()
             .predicate_filter(trigger, Default::default());
+        let config = controller::Config::default().concurrency(CONCURRENCY);
         Controller::for_stream(triggers, store)
+            .with_config(config)
             .graceful_shutdown_on(shutdown.wait())
             .run(reconcile, error_policy, Arc::new(ctx))
             .for_each(|result| async move {
@@ -93,7 +104,7 @@ pub async fn reconcile(
     ctx: Arc<Context>,
 ) -> Result<Action, Error> {
     let _timer = ctx.metrics.reconcile_started(NAME);
-    info!(name = %object.name_any(), namespace = ?object.namespace(), "reconciling Deployment");
+    debug!(name = %object.name_any(), namespace = ?object.namespace(), "reconciling Deployment");
     RETRIES.succeeded(object.as_ref());
     Ok(Action::requeue(RESYNC))
 }

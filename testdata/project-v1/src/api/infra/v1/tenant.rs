@@ -6,8 +6,8 @@
 //!
 //! After changing these types, run `make manifests` to regenerate the CRD.
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use kube::CustomResource;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
+use kube::{CustomResource, KubeSchema};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -42,12 +42,15 @@ pub struct TenantSpec {
 
 /// The observed state of a Tenant, written by its controller through the status
 /// subresource.
-#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize, KubeSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TenantStatus {
     /// The latest observations of the Tenant: `Ready`, `Progressing` and `Degraded`.
+    // One condition per type: server-side apply merges the list by `type`, so each writer
+    // owns its own conditions and leaves the others alone.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub conditions: Vec<Condition>,
+    #[x_kube(merge_strategy = ListMerge::Map(vec!["type".into()]))]
+    pub conditions: Vec<metav1::Condition>,
     /// The `metadata.generation` these conditions describe.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
