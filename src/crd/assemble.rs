@@ -19,8 +19,8 @@ use super::attrs::{Unsupported, span_of};
 use super::diagnostics::Diagnostic;
 use super::model::{Index, ItemRef, TypeItem, derives};
 use super::schema::{Builder, Ctx, add_common, add_post};
-use super::transforms;
 use super::typeops::{Op, Slot, apply, with_slot};
+use super::{k8s_types, sealed, transforms};
 use crate::names::version_order;
 
 /// One `#[derive(CustomResource)]` struct and its `#[kube]` attributes.
@@ -166,56 +166,79 @@ pub fn crd_for(
             ));
             return None;
         }
+        // Kubernetes types come sealed (see `sealed`): a fast path whose result is kept only
+        // when it is clean; anything else is redone with the real schemas, whose
+        // diagnostics are the ones reported.
         SchemaMode::Derived => {
-            let mut b = Builder::new(index, transforms::generator());
-            let schema = root_schema(&mut b, &ctx, r, &root_name);
-            diags.append(&mut b.diags);
-            let mut schema = schema?;
-            if !b.generator.definitions().is_empty() {
-                diags.push(Diagnostic::not_static(
-                    path,
-                    ident.span(),
-                    format!("`{ident}`"),
-                    "a type needs a `$ref` definition (recursive Kubernetes type)",
-                ));
-                return None;
-            }
-            let before = schema.clone();
-            if let Err(msg) = transforms::apply(&mut b.generator, &mut schema) {
-                // Name the field whose own schema kube's rewrite rejects.
-                let at = rejected_path(&mut b.generator, &before, String::new());
-                let d = match super::locate::field_at(index, r, &at) {
-                    Some(f) => Diagnostic::at(
-                        index.path_of(f.file),
-                        f.span,
-                        format!(
-                            "field `{}` makes a schema kube-derive rejects (`{root_name}::crd()` panics): {msg}",
-                            f.name
-                        ),
-                    ),
-                    None => Diagnostic::at(
-                        path,
-                        ident.span(),
-                        format!("kube-derive rejects the schema of `{root_name}`: {msg}"),
-                    ),
-                };
-                diags.push(d);
-                return None;
-            }
-            match serde_json::from_value::<JSONSchemaProps>(schema.to_value()) {
-                Ok(props) => Some(props),
-                Err(e) => {
-                    diags.push(Diagnostic::at(
-                        path,
-                        ident.span(),
-                        format!("the schema of `{root_name}` is not a valid JSONSchemaProps: {e}"),
-                    ));
-                    return None;
-                }
+            let mut fast = Vec::new();
+            match derived_schema(index, r, &ctx, &root_name, &mut fast) {
+                Some(props) if fast.is_empty() && sealed::intact(&props) => Some(props),
+                _ => Some(k8s_types::unsealed(|| {
+                    derived_schema(index, r, &ctx, &root_name, diags)
+                })?),
             }
         }
     };
     Some(build_crd(r, schema))
+}
+
+/// The schema of a derived resource, through the transforms, as `JSONSchemaProps`; `None`
+/// after reporting diagnostics.
+fn derived_schema(
+    index: &Index<'_>,
+    r: &Resource<'_>,
+    ctx: &Ctx,
+    root_name: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<JSONSchemaProps> {
+    let path = index.path_of(r.item.file);
+    let ident = r.item.item.ident();
+    let mut b = Builder::new(index, transforms::generator());
+    let schema = root_schema(&mut b, ctx, r, root_name);
+    diags.append(&mut b.diags);
+    let mut schema = schema?;
+    if !b.generator.definitions().is_empty() {
+        diags.push(Diagnostic::not_static(
+            path,
+            ident.span(),
+            format!("`{ident}`"),
+            "a type needs a `$ref` definition (recursive Kubernetes type)",
+        ));
+        return None;
+    }
+    let before = schema.clone();
+    if let Err(msg) = transforms::apply(&mut b.generator, &mut schema) {
+        // Name the field whose own schema kube's rewrite rejects.
+        let at = rejected_path(&mut b.generator, &before, String::new());
+        let d = match super::locate::field_at(index, r, &at) {
+            Some(f) => Diagnostic::at(
+                index.path_of(f.file),
+                f.span,
+                format!(
+                    "field `{}` makes a schema kube-derive rejects (`{root_name}::crd()` panics): {msg}",
+                    f.name
+                ),
+            ),
+            None => Diagnostic::at(
+                path,
+                ident.span(),
+                format!("kube-derive rejects the schema of `{root_name}`: {msg}"),
+            ),
+        };
+        diags.push(d);
+        return None;
+    }
+    match serde_json::from_value::<JSONSchemaProps>(schema.to_value()) {
+        Ok(props) => Some(props),
+        Err(e) => {
+            diags.push(Diagnostic::at(
+                path,
+                ident.span(),
+                format!("the schema of `{root_name}` is not a valid JSONSchemaProps: {e}"),
+            ));
+            None
+        }
+    }
 }
 
 /// The root struct kube-derive generates (`Kind { metadata, spec, status }`, camelCase,

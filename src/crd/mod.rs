@@ -31,6 +31,7 @@ pub mod model;
 pub mod modules;
 pub mod resolve;
 pub mod schema;
+pub mod sealed;
 pub mod std_types;
 pub mod structural;
 pub mod transforms;
@@ -88,7 +89,9 @@ pub fn generate_in(
     })
 }
 
-/// The merged CRDs, one per group/kind, sorted by group and kind.
+/// The merged CRDs, one per group/kind, sorted by group and kind. Below the children of an
+/// embedded Kubernetes type, a schema is a placeholder (see [`sealed`]): [`emit::render`]
+/// writes it in full, and [`sealed::expand`] puts it back for code that reads that deep.
 pub fn generate_crds(sources: &[SourceFile]) -> Result<Vec<CustomResourceDefinition>, Diagnostics> {
     crds_in(&Crate::default(), sources).map(|g| g.output)
 }

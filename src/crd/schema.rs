@@ -191,7 +191,7 @@ impl<'i, 'a> Builder<'i, 'a> {
     pub fn shape_schema(&mut self, shape: &Shape<'a>, op: Op) -> Option<Schema> {
         match shape {
             Shape::Prim(p) => Some(p.apply()(op, &mut self.generator)),
-            Shape::K8s(k) => Some((k.apply)(op, &mut self.generator)),
+            Shape::K8s(k) => Some(k.schema(op, &mut self.generator)),
             Shape::User(item) => {
                 let s = self.item_schema(item)?;
                 let g = &mut self.generator;
