@@ -34,12 +34,14 @@ hyperfine --warmup 5 -N "$bin -C $work/v1-lint lint" "$bin -C $work/seeded lint 
 echo "== every command on a fresh copy of testdata/project-v1"
 cp -r testdata/project-v1 "$work/v1-source"
 # --prepare needs a shell, so these runs use hyperfine's shell mode (its overhead is subtracted).
+# CronJob converts through its hub v1, so `edit` may not move its storage version (it fails):
+# the edit re-states v1, which plans everything and writes nothing.
 prep="rm -rf $work/v1 && cp -r $work/v1-source $work/v1"
 hyperfine --warmup 2 --runs 30 --prepare "$prep" \
   "$bin -q -C $work/v1 create api --group batch --version v2 --kind CronJob" \
   "$bin -q -C $work/v1 create api --group infra --version v1 --kind Quota" \
   "$bin -q -C $work/v1 create api --group core --version v1 --kind ConfigMap --resource=false --controller" \
-  "$bin -q -C $work/v1 edit --storage-version v1beta1 --kind CronJob --group batch" \
+  "$bin -q -C $work/v1 edit --storage-version v1 --kind CronJob --group batch" \
   "$bin -q -C $work/v1 create webhook --group infra --version v1 --kind Tenant --defaulting" \
   "$bin -q -C $work/v1 generate manifests" \
   "$bin -q -C $work/v1 generate manifests --check" \
@@ -48,6 +50,27 @@ hyperfine --warmup 2 --runs 30 --prepare "$prep" \
   "$bin -q -C $work/v1 generate webhooks"
 hyperfine --warmup 2 --runs 20 --prepare "rm -rf $work/regen" \
   "$bin -q alpha generate --input-dir $work/v1-source --output-dir $work/regen --fetch-deps=false"
+
+echo "== generate crds: one small kind, a kind embedding a PodTemplateSpec, a ~1 MB CRD (bench/crds)"
+# Issue 11's target: the PodTemplateSpec case within 4x the one-kind case, whole process.
+cases="one-kind pod-template big"
+cmds=()
+for c in $cases; do
+  mkdir -p "$work/crds-$c"
+  "$bin" -q generate crds --paths "bench/crds/$c/src" --output-dir "$work/crds-$c"
+  echo "   $c: $(cat "$work/crds-$c"/*.yaml | wc -c) bytes of YAML"
+  cmds+=("$bin -q generate crds --paths bench/crds/$c/src --output-dir $work/crds-$c")
+done
+hyperfine --warmup 5 --runs 100 -N "${cmds[@]}"
+# Instructions do not depend on the machine's load: the figure to compare across runs.
+if command -v valgrind >/dev/null; then
+  for c in $cases; do
+    ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+      "$bin" -q generate crds --paths "bench/crds/$c/src" --output-dir "$work/crds-$c" 2>&1 \
+      | sed -n 's/.*Collected : //p')
+    echo "   $c: $ir instructions (callgrind)"
+  done
+fi
 
 echo "== generate crds on a synthetic project: 200 kinds x 3 versions"
 python3 - "$work/synthetic" <<'PY'

@@ -154,14 +154,42 @@ pub fn version_priority(value: &str) -> Option<(u8, u32, u32)> {
     parse_version(value).map(|(major, stage, minor)| (stage, major, minor))
 }
 
-/// A key that sorts every version ascending in Kubernetes' priority: the versions that do
-/// not look like `v<N>[alpha|beta<M>]` rank below all that do, among themselves in
-/// reverse alphabetical order (the API server lists them alphabetically after the others).
-pub fn version_order(value: &str) -> (Option<(u8, u32, u32)>, std::cmp::Reverse<String>) {
+/// A key that sorts every version name ascending in the API server's priority
+/// (`CompareKubeAwareVersionStrings`, the "version priority" of
+/// https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definition-versioning/#version-priority):
+/// names matching `v<N>[(alpha|beta)<M>]` (any digits: `v0`, `v1beta0` and `v01` too) by
+/// GA > beta > alpha, then major, then minor; every other name ranks below them, among
+/// themselves in reverse alphabetical order (the API server lists them alphabetically).
+pub fn version_order(value: &str) -> (Option<(u8, u64, u64)>, std::cmp::Reverse<String>) {
     (
-        version_priority(value),
+        kube_aware_version(value),
         std::cmp::Reverse(value.to_string()),
     )
+}
+
+/// The API server's parse of a version name: `(stage, major, minor)`, stage 0 = alpha,
+/// 1 = beta, 2 = GA. Numbers are read like Go's `strconv.Atoi` (leading zeros allowed,
+/// values past `i64::MAX` rejected).
+fn kube_aware_version(value: &str) -> Option<(u8, u64, u64)> {
+    let atoi = |digits: &str| {
+        let ok = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+        ok.then(|| digits.parse::<u64>().ok())
+            .flatten()
+            .filter(|n| *n <= i64::MAX as u64)
+    };
+    let rest = value.strip_prefix('v')?;
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let major = atoi(&rest[..digits])?;
+    let tail = &rest[digits..];
+    if tail.is_empty() {
+        return Some((2, major, 0));
+    }
+    let (stage, minor) = if let Some(m) = tail.strip_prefix("alpha") {
+        (0, m)
+    } else {
+        (1, tail.strip_prefix("beta")?)
+    };
+    Some((stage, major, atoi(minor)?))
 }
 
 fn parse_version(value: &str) -> Option<(u32, u8, u32)> {
@@ -400,5 +428,33 @@ mod tests {
         let mut v = vec!["v1", "foo10", "v2beta1", "foo1", "v1alpha1"];
         v.sort_by_key(|s| version_order(s));
         assert_eq!(v, ["foo10", "foo1", "v1alpha1", "v2beta1", "v1"]);
+    }
+
+    #[test]
+    fn version_order_reads_names_as_the_api_server_does() {
+        // `v0`, `v1beta0` and `v01` match the API server's pattern (zero and leading zeros
+        // included); `v1alpha` (no minor) and `v99999999999999999999` (past Atoi) do not.
+        let mut v = vec![
+            "v2",
+            "v0",
+            "v1alpha",
+            "v1beta0",
+            "legacy",
+            "v01beta1",
+            "v99999999999999999999",
+        ];
+        v.sort_by_key(|s| version_order(s));
+        assert_eq!(
+            v,
+            [
+                "v99999999999999999999",
+                "v1alpha",
+                "legacy",
+                "v1beta0",
+                "v01beta1",
+                "v0",
+                "v2"
+            ]
+        );
     }
 }

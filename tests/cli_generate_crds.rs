@@ -126,6 +126,15 @@ fn outside_a_project_paths_and_output_dir_are_required() {
     assert!(err.contains("--paths and --output-dir"), "{err}");
 }
 
+/// Adds `src/api/widget.rs` to a fresh project, declared by `src/api/mod.rs` as rustc
+/// needs (an undeclared file is not part of the crate, and `generate crds` skips it).
+fn add_widget_module(root: &Path) {
+    fs::write(root.join("src/api/widget.rs"), WIDGET).unwrap();
+    let module = root.join("src/api/mod.rs");
+    let text = fs::read_to_string(&module).unwrap();
+    fs::write(module, format!("{text}pub mod widget;\n")).unwrap();
+}
+
 #[test]
 fn in_a_project_the_defaults_apply() {
     let dir = tempfile::tempdir().unwrap();
@@ -133,7 +142,7 @@ fn in_a_project_the_defaults_apply() {
         dir.path(),
         &["init", "--domain", "example.com", "--project-name", "demo"],
     ));
-    fs::write(dir.path().join("src/api/widget.rs"), WIDGET).unwrap();
+    add_widget_module(dir.path());
     let out = ok(&rsbuilder(dir.path(), &["generate", "crds"]));
     assert!(
         out.contains("create config/crd/bases/shop.example.com_widgets.yaml"),
@@ -148,7 +157,7 @@ fn a_lock_file_with_other_crate_versions_suggests_exact() {
         dir.path(),
         &["init", "--domain", "example.com", "--project-name", "demo"],
     ));
-    fs::write(dir.path().join("src/api/widget.rs"), WIDGET).unwrap();
+    add_widget_module(dir.path());
     fs::write(
         dir.path().join("Cargo.lock"),
         "version = 4\n\n[[package]]\nname = \"schemars\"\nversion = \"0.8.22\"\n",
@@ -158,5 +167,60 @@ fn a_lock_file_with_other_crate_versions_suggests_exact() {
     assert!(
         out.contains("Cargo.lock pins schemars 0.8.22") && out.contains("--exact"),
         "{out}"
+    );
+}
+
+/// A crate outside a project: its Cargo.toml (found above `--paths`) decides the features
+/// `#[cfg(feature = ...)]` sees, and `--features` adds to its defaults, as with cargo.
+#[test]
+fn features_come_from_the_crates_manifest_and_features_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("op/src")).unwrap();
+    fs::write(
+        dir.path().join("op/Cargo.toml"),
+        "[package]\nname = \"op\"\nversion = \"0.1.0\"\n\n[features]\ndefault = [\"ha\"]\nha = []\nmetrics = []\n",
+    )
+    .unwrap();
+    let types = WIDGET.replace(
+        "    pub size: u32,",
+        "    pub size: u32,\n    #[cfg(feature = \"ha\")]\n    pub replicas: u8,\n    #[cfg(feature = \"metrics\")]\n    pub metrics_port: u16,",
+    ) + "my_macros::more_kinds!();\n";
+    fs::write(dir.path().join("op/src/lib.rs"), types).unwrap();
+    let args = [
+        "generate",
+        "crds",
+        "--paths",
+        "op/src",
+        "--output-dir",
+        "out",
+    ];
+    let out = ok(&rsbuilder(dir.path(), &args));
+    assert!(
+        out.contains("op/src/lib.rs:16:1: warning: macro `more_kinds!` is not expanded"),
+        "{out}"
+    );
+    let yaml = crd_file(dir.path());
+    assert!(
+        yaml.contains("replicas:") && !yaml.contains("metrics_port"),
+        "{yaml}"
+    );
+
+    ok(&rsbuilder(
+        dir.path(),
+        &[&args[..], &["--features", "metrics"]].concat(),
+    ));
+    let yaml = crd_file(dir.path());
+    assert!(
+        yaml.contains("replicas:") && yaml.contains("metrics_port"),
+        "{yaml}"
+    );
+
+    let err = fails(
+        &rsbuilder(dir.path(), &[&args[..], &["--features", "nope"]].concat()),
+        1,
+    );
+    assert!(
+        err.contains("op/Cargo.toml: the package has no feature `nope`"),
+        "{err}"
     );
 }

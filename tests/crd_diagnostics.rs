@@ -46,11 +46,8 @@ fn check(body: &str, expected: &str) {
 #[test]
 fn type_from_unknown_crate() {
     check(
-        &format!(
-            "use chrono::DateTime;\n{}",
-            kind("", "    pub at: DateTime,")
-        ),
-        "src/api/t.rs:8:13: type `DateTime` cannot be generated statically: `chrono::DateTime` comes from outside the given sources and is not a known std or k8s-openapi type; use --exact",
+        &format!("use billing::Money;\n{}", kind("", "    pub price: Money,")),
+        "src/api/t.rs:8:16: type `Money` cannot be generated statically: `billing::Money` comes from outside the given sources and is not a known std or k8s-openapi type; use --exact",
     );
 }
 
@@ -73,7 +70,22 @@ fn schema_with() {
             "",
             "    #[schemars(schema_with = \"my_schema\")]\n    pub c: String,",
         ),
-        "src/api/t.rs:7:16: `#[schemars(schema_with = ...)]` cannot be generated statically: the schema is produced by user code; use --exact",
+        "src/api/t.rs:7:16: `#[schemars(schema_with = ...)]` cannot be generated statically: the schema is produced by user code (`my_schema` is not a function of the given sources); use --exact",
+    );
+}
+
+#[test]
+fn schema_with_computing_its_schema_is_refused() {
+    let body = format!(
+        "{}fn computed(g: &mut schemars::SchemaGenerator) -> schemars::Schema {{ g.subschema_for::<String>() }}\n",
+        kind(
+            "",
+            "    #[schemars(schema_with = \"computed\")]\n    pub c: String,"
+        )
+    );
+    check(
+        &body,
+        "src/api/t.rs:7:16: `#[schemars(schema_with = ...)]` cannot be generated statically: the schema is produced by user code (the body of `computed` is not one literal schema (`json_schema!({..})`, or `json!({..})` into a `Schema`)); use --exact",
     );
 }
 
@@ -133,7 +145,7 @@ fn conflicting_variant_properties_are_kubes_own_error() {
     );
     let got = diags(&[src("t.rs", &body)]);
     assert!(
-        got.iter().any(|d| d.starts_with("src/api/t.rs:6:12: kube-derive rejects the schema of `Thing`: Property \"x\" has the schema")),
+        got.iter().any(|d| d.starts_with("src/api/t.rs:7:5: field `ThingSpec.e` makes a schema kube-derive rejects (`Thing::crd()` panics): Property \"x\" has the schema")),
         "{got:?}"
     );
 }
@@ -152,7 +164,7 @@ fn unparsable_rust() {
 fn wrong_kube_attribute_value() {
     check(
         &kind(", namespaced = \"yes\"", "    pub a: u8,"),
-        "src/api/t.rs:5:78: invalid #[kube] attribute: expected `true` or `false`",
+        "src/api/t.rs:5:78: invalid #[kube] attribute: expected `true` or `false`, found \"yes\"",
     );
 }
 
@@ -206,7 +218,30 @@ fn non_structural_schema_is_refused_with_its_path() {
     assert_eq!(
         got,
         [
-            "t.example.com_things.yaml: not a structural schema: spec.versions[v1].schema.openAPIV3Schema.properties[spec].properties[m]: must have a `type` (or x-kubernetes-int-or-string / x-kubernetes-preserve-unknown-fields)"
+            "src/api/t.rs:7:5: field `ThingSpec.m` makes a schema the API server rejects: must have a `type` (or x-kubernetes-int-or-string / x-kubernetes-preserve-unknown-fields) at spec.versions[v1].schema.openAPIV3Schema.properties[spec].properties[m] (kube-derive emits the same; CRD schemas must be structural)"
+        ]
+    );
+}
+
+/// The API server rejects CRDs whose schema is not structural; the refusal names the Rust
+/// field deep inside the spec (through renames, `Vec`, maps and `Option`), not only the
+/// YAML path. Contract: apiextensions.k8s.io/v1 "Specifying a structural schema"
+/// (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#specifying-a-structural-schema).
+#[test]
+fn non_structural_schemas_name_the_rust_field() {
+    let body = format!(
+        "{}#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\n\
+         #[serde(rename_all = \"camelCase\")]\n\
+         pub struct Rule {{\n    pub name: String,\n    pub match_value: Scalar,\n}}\n\
+         #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\n\
+         #[serde(untagged)]\n\
+         pub enum Scalar {{ S(String), N(i64) }}\n",
+        kind("", "    pub rules: Option<Vec<Rule>>,")
+    );
+    assert_eq!(
+        diags(&[src("t.rs", &body)]),
+        [
+            "src/api/t.rs:13:5: field `Rule.match_value` makes a schema the API server rejects: must have a `type` (or x-kubernetes-int-or-string / x-kubernetes-preserve-unknown-fields) at spec.versions[v1].schema.openAPIV3Schema.properties[spec].properties[rules].items.properties[matchValue] (kube-derive emits the same; CRD schemas must be structural)"
         ]
     );
 }
@@ -243,5 +278,260 @@ fn recursive_types_are_refused() {
     check(
         &body,
         "src/api/t.rs:10:12: recursive type `Node` cannot be generated statically: schemars would emit a `$ref`, which CRDs do not allow; use --exact",
+    );
+}
+
+#[test]
+fn cfg_the_source_does_not_decide_is_refused_where_it_matters() {
+    let body = kind(
+        "",
+        "    #[cfg(debug_assertions)]\n    pub verbose: bool,\n    #[cfg_attr(unix, serde(rename = \"p\"))]\n    pub port: u16,\n    #[cfg_attr(unix, allow(dead_code))]\n    pub fine: u16,",
+    );
+    let got = diags(&[src("t.rs", &body)]);
+    assert_eq!(
+        got,
+        [
+            "src/api/t.rs:7:11: field `verbose` cannot be generated statically: it is under `#[cfg(debug_assertions)]`, and it depends on the build profile, which the source does not fix; use --exact",
+            "src/api/t.rs:9:16: field `port` cannot be generated statically: it is under `#[cfg(unix)]`, and it depends on the target or the build, which the source does not fix; use --exact",
+        ],
+        "the undecided `cfg_attr(unix, allow(..))` changes nothing and is not refused"
+    );
+}
+
+#[test]
+fn cfg_feature_without_a_manifest_is_refused() {
+    check(
+        &kind("", "    #[cfg(feature = \"metrics\")]\n    pub port: u16,"),
+        "src/api/t.rs:7:11: field `port` cannot be generated statically: it is under `#[cfg(feature = \"metrics\")]`, and no Cargo.toml was found to say which features are enabled; use --exact",
+    );
+}
+
+#[test]
+fn a_kind_or_type_under_an_undecided_cfg_is_refused() {
+    let body = format!(
+        "#[cfg(unix)]\n{}#[cfg(target_os = \"linux\")]\npub type Port = u16;\n#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n#[kube(group = \"t.example.com\", version = \"v1\", kind = \"Other\")]\npub struct OtherSpec {{ pub port: Port }}\n",
+        kind("", "    pub a: u8,")
+    );
+    let got = diags(&[src("t.rs", &body)]);
+    assert_eq!(
+        got,
+        [
+            "src/api/t.rs:7:12: custom resource `ThingSpec` cannot be generated statically: it is defined under `#[cfg(unix)]`, and it depends on the target or the build, which the source does not fix; use --exact",
+            "src/api/t.rs:14:34: type `Port` cannot be generated statically: it is defined under `#[cfg(target_os = \"linux\")]` (src/api/t.rs:10), and it depends on the target or the build, which the source does not fix; use --exact",
+        ]
+    );
+}
+
+#[test]
+fn macros_that_could_define_a_kind_are_warned_about() {
+    let body = format!(
+        "{}macro_rules! plain {{ () => {{}} }}\nmacro_rules! kinds {{ () => {{ #[derive(CustomResource)] struct S; }} }}\nplain!();\nkinds!();\nmy_crate::define_kind!(Foo);\ninclude!(\"generated.rs\");\nthread_local! {{ static X: u8 = 0; }}\n",
+        kind("", "    pub a: u8,")
+    );
+    let out = rsbuilder::crd::generate_in(&rsbuilder::crd::Crate::default(), &[src("t.rs", &body)])
+        .expect("generates");
+    let warnings: Vec<String> = out.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        warnings,
+        [
+            "src/api/t.rs:12:1: warning: macro `kinds!` is not expanded by `generate crds`: a custom resource it defines is missed (use --exact)",
+            "src/api/t.rs:13:1: warning: macro `define_kind!` is not expanded by `generate crds`: a custom resource it defines is missed (use --exact)",
+            "src/api/t.rs:14:1: warning: `include!` is not read by `generate crds`: a custom resource in the included file is missed (use --exact)",
+        ]
+    );
+}
+
+#[test]
+fn a_file_no_mod_declares_is_skipped_with_a_warning() {
+    let files = [
+        SourceFile {
+            path: PathBuf::from("src/api/mod.rs"),
+            text: "pub mod v1;\n".into(),
+        },
+        src("v1.rs", &kind("", "    pub a: u8,")),
+        src(
+            "old.rs",
+            &kind("", "    pub a: u8,").replace("Thing", "Old"),
+        ),
+    ];
+    let out =
+        rsbuilder::crd::generate_in(&rsbuilder::crd::Crate::default(), &files).expect("generates");
+    assert_eq!(
+        out.output.keys().collect::<Vec<_>>(),
+        ["t.example.com_things.yaml"]
+    );
+    assert_eq!(
+        out.warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+        [
+            "src/api/old.rs: warning: skipped: no `mod` item in src/api/mod.rs declares this file, so rustc does not compile it"
+        ]
+    );
+}
+
+/// The diagnostics of a run over `files` as the sources of a crate with `manifest`.
+fn diags_in(manifest: &str, files: &[SourceFile]) -> Vec<String> {
+    let krate = rsbuilder::crd::Crate::parse(manifest, None, &[]).expect("manifest parses");
+    match rsbuilder::crd::generate_in(&krate, files) {
+        Ok(out) => panic!("expected diagnostics, got {:?}", out.output.keys()),
+        Err(d) => d.iter().map(ToString::to_string).collect(),
+    }
+}
+
+#[test]
+fn feature_crate_types_need_schemars_feature() {
+    let body = kind(
+        "",
+        "    pub id: uuid::Uuid,\n    pub at: chrono::DateTime<chrono::Utc>,",
+    );
+    let without_manifest = diags(&[src("t.rs", &body)]);
+    assert_eq!(
+        without_manifest,
+        [
+            "src/api/t.rs:7:13: type `uuid::Uuid` cannot be generated statically: its `JsonSchema` impl is schemars' `uuid1` feature, and no Cargo.toml was found to say it is on; use --exact",
+            "src/api/t.rs:8:13: type `chrono::DateTime<chrono::Utc>` cannot be generated statically: its `JsonSchema` impl is schemars' `chrono04` feature, and no Cargo.toml was found to say it is on; use --exact",
+        ]
+    );
+    let with_chrono_only = diags_in(
+        "[dependencies]\nschemars = { version = \"1\", features = [\"chrono04\"] }\n",
+        &[src("t.rs", &body)],
+    );
+    assert_eq!(with_chrono_only.len(), 1, "{with_chrono_only:?}");
+    assert!(
+        with_chrono_only[0].contains("type `uuid::Uuid` cannot be generated statically: its `JsonSchema` impl is schemars' `uuid1` feature, which the crate's Cargo.toml and Cargo.lock do not turn on"),
+        "{with_chrono_only:?}"
+    );
+}
+
+#[test]
+fn a_type_kube_derive_cannot_put_in_a_crd_is_refused() {
+    // schemars gives `bytes::Bytes` `"type": ["array", "string"]`, which kube-derive's
+    // `crd()` cannot turn into a JSONSchemaProps (it panics).
+    let got = diags_in(
+        "[dependencies]\nschemars = { version = \"1\", features = [\"bytes1\"] }\n",
+        &[src("t.rs", &kind("", "    pub digest: bytes::Bytes,"))],
+    );
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(
+        got[0]
+            .starts_with("src/api/t.rs:6:12: the schema of `Thing` is not a valid JSONSchemaProps"),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn generic_types_rustc_or_kube_derive_would_not_accept_are_refused() {
+    // A lifetime parameter: a CRD type is `DeserializeOwned`, so kube-derive cannot have it.
+    let borrowed = format!(
+        "{}#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct Borrowed<'a> {{ pub s: &'a str }}\n",
+        kind("", "    pub b: Borrowed<'static>,")
+    );
+    check(
+        &borrowed,
+        "src/api/t.rs:7:12: type `Borrowed<'static>` cannot be generated statically: only type parameters are supported (no lifetime or const parameters); use --exact",
+    );
+    // A generic type that contains itself: schemars emits a `$ref` for it.
+    let tree = format!(
+        "{}#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct Tree<T> {{ pub value: T, pub children: Vec<Tree<T>> }}\n",
+        kind("", "    pub root: Tree<u8>,")
+    );
+    check(
+        &tree,
+        "src/api/t.rs:10:12: recursive type `Tree` cannot be generated statically: schemars would emit a `$ref`, which CRDs do not allow; use --exact",
+    );
+}
+
+#[test]
+fn generic_enum_mixing_unit_and_data_variants_is_refused() {
+    // kube-derive panics on it (a unit variant is a string, the others objects).
+    let body = format!(
+        "{}#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub enum Kind<T> {{ Some(T), Empty }}\n",
+        kind("", "    pub k: Kind<String>,")
+    );
+    let got = diags(&[src("t.rs", &body)]);
+    assert_eq!(got.len(), 1, "{got:?}");
+    assert!(
+        got[0].starts_with("src/api/t.rs:7:5: field `ThingSpec.k` makes a schema kube-derive rejects (`Thing::crd()` panics): Enum variant set [String(\"Empty\")]"),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn validation_values_the_source_does_not_fix_are_refused() {
+    // A bound computed in code, and a regex built from a string made at run time.
+    let body = format!(
+        "{}const MAX: usize = 8 * 8;\nstatic RE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| regex::Regex::new(&format!(\"^{{}}$\", \"a\")).unwrap());\n",
+        kind(
+            "",
+            "    #[validate(length(max = MAX))]\n    pub a: String,\n    #[validate(regex(path = *RE))]\n    pub b: String,\n    #[garde(pattern(unknown::RE))]\n    pub c: String,",
+        )
+    );
+    let got = diags(&[src("t.rs", &body)]);
+    assert_eq!(
+        got,
+        [
+            "src/api/t.rs:7:29: this validation bound cannot be generated statically: `MAX`: it is not a literal, nor a `const`/`static` with a literal value; use --exact",
+            "src/api/t.rs:9:29: this validation pattern cannot be generated statically: `RE`: it is not a literal, nor a `const`/`static` with a literal value; use --exact",
+            "src/api/t.rs:11:21: this validation pattern cannot be generated statically: `unknown::RE` is not a `const` or `static` of the given sources; use --exact",
+        ]
+    );
+}
+
+#[test]
+fn validation_forms_schemars_rejects_are_refused() {
+    // schemars itself fails to compile these, so kube-derive never runs.
+    check(
+        &kind(
+            "",
+            "    #[garde(email(message = \"x\"))]\n    pub a: String,",
+        ),
+        "src/api/t.rs:7:13: this `email` validation attribute cannot be generated statically: schemars rejects it (a format keyword takes no value), so kube-derive does not compile; use --exact",
+    );
+}
+
+#[test]
+fn a_generic_type_from_another_crate_says_where_it_comes_from() {
+    check(
+        &format!(
+            "use other::SingleOrVec;\n{}",
+            kind("", "    pub hosts: SingleOrVec<String>,")
+        ),
+        "src/api/t.rs:8:16: type `SingleOrVec<String>` cannot be generated statically: `other::SingleOrVec` comes from outside the given sources and is not a known std or k8s-openapi type; use --exact",
+    );
+}
+
+/// KubeSchema re-derives the struct keeping only serde, schemars, doc and validate
+/// attributes (kube-derive 5 `cel_schema`), so schemars never sees `#[garde]` there; under
+/// JsonSchema it does. (No parity case: the oracle has no garde crate to accept the
+/// attribute on a KubeSchema-only struct.)
+#[test]
+fn garde_attributes_do_not_reach_schemars_through_kube_schema() {
+    let spec = |derive: &str| {
+        format!(
+            "use kube::{{CustomResource, KubeSchema}};\nuse schemars::JsonSchema;\nuse serde::{{Deserialize, Serialize}};\n\
+             #[derive(CustomResource, {derive}, Clone, Debug, Deserialize, Serialize)]\n\
+             #[kube(group = \"t.example.com\", version = \"v1\", kind = \"Thing\")]\n\
+             pub struct ThingSpec {{\n    #[garde(pattern(\"^a\"))]\n    #[validate(length(max = 9))]\n    pub a: String,\n}}\n"
+        )
+    };
+    let yaml = |derive: &str| {
+        let out = generate(&[SourceFile {
+            path: PathBuf::from("src/api/t.rs"),
+            text: spec(derive),
+        }])
+        .expect("generates");
+        out["t.example.com_things.yaml"].clone()
+    };
+    let kube_schema = yaml("KubeSchema");
+    assert!(
+        kube_schema.contains("maxLength: 9") && !kube_schema.contains("pattern"),
+        "{kube_schema}"
+    );
+    let json_schema = yaml("JsonSchema");
+    assert!(
+        json_schema.contains("maxLength: 9") && json_schema.contains("pattern: ^a"),
+        "{json_schema}"
     );
 }

@@ -11,7 +11,7 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Context, Result, bail};
 use clap::{ArgGroup, Args};
 use heck::ToSnakeCase;
 
@@ -138,12 +138,7 @@ fn plan(root: &Path, tree: &dyn Tree, project: &Project, args: &StorageArgs) -> 
 
     let changes = plan.resolve(tree, false)?;
     let sources = sources_with(root, "src/api", &changes)?;
-    let crds = crate::crd::generate_crds(&sources).map_err(|d| {
-        anyhow!(
-            "cannot generate the CRD of {} from the Rust types under src/api:\n{d}",
-            args.kind
-        )
-    })?;
+    let crds = crate::commands::generate::crds::project_crds(root, &sources, &args.kind)?;
     let file = format!("{api_group}_{}.yaml", versions[0].plural);
     let rendered = crate::crd::emit::render(&crds)?;
     let yaml = rendered

@@ -19,8 +19,8 @@ use super::attrs::{Unsupported, span_of};
 use super::diagnostics::Diagnostic;
 use super::model::{Index, ItemRef, TypeItem, derives};
 use super::schema::{Builder, Ctx, add_common, add_post};
-use super::transforms;
 use super::typeops::{Op, Slot, apply, with_slot};
+use super::{k8s_types, sealed, transforms};
 use crate::names::version_order;
 
 /// One `#[derive(CustomResource)]` struct and its `#[kube]` attributes.
@@ -40,15 +40,45 @@ pub fn find_resources<'a>(index: &Index<'a>, diags: &mut Vec<Diagnostic>) -> Vec
                 continue;
             }
             let path = index.path_of(m.file);
+            if let Some((at, u)) = index.undecided_module(module) {
+                diags.push(Diagnostic::not_static(
+                    path,
+                    s.ident.span(),
+                    format!("custom resource `{}`", s.ident),
+                    format!(
+                        "its module is declared under {} ({}:{}), and {}",
+                        u.what,
+                        at.display(),
+                        u.span.start().line,
+                        u.why
+                    ),
+                ));
+                continue;
+            }
+            let mut root = ItemRef {
+                module: module.clone(),
+                item: *item,
+                file: m.file,
+                args: Vec::new(),
+            };
+            if !s.generics.params.is_empty() {
+                // kube-derive's root names the spec without arguments (`spec: FooSpec`):
+                // its parameters take their defaults.
+                let ty = syn::Type::Path(syn::TypePath {
+                    qself: None,
+                    path: s.ident.clone().into(),
+                });
+                match super::resolve::Resolver::new(index).resolve(module, &ty) {
+                    Ok(super::resolve::Shape::User(instantiated)) => root = instantiated,
+                    Ok(_) => {}
+                    Err(u) => {
+                        diags.push(Diagnostic::not_static(path, u.span, u.what, u.why));
+                        continue;
+                    }
+                }
+            }
             match super::attrs::kube::read(&s.attrs, s.ident.span()) {
-                Ok(kube) => out.push(Resource {
-                    item: ItemRef {
-                        module: module.clone(),
-                        item: *item,
-                        file: m.file,
-                    },
-                    kube,
-                }),
+                Ok(kube) => out.push(Resource { item: root, kube }),
                 Err(e) => diags.push(Diagnostic::at(
                     path,
                     e.span(),
@@ -136,42 +166,79 @@ pub fn crd_for(
             ));
             return None;
         }
+        // Kubernetes types come sealed (see `sealed`): a fast path whose result is kept only
+        // when it is clean; anything else is redone with the real schemas, whose
+        // diagnostics are the ones reported.
         SchemaMode::Derived => {
-            let mut b = Builder::new(index, transforms::generator());
-            let schema = root_schema(&mut b, &ctx, r, &root_name);
-            diags.append(&mut b.diags);
-            let mut schema = schema?;
-            if !b.generator.definitions().is_empty() {
-                diags.push(Diagnostic::not_static(
-                    path,
-                    ident.span(),
-                    format!("`{ident}`"),
-                    "a type needs a `$ref` definition (recursive Kubernetes type)",
-                ));
-                return None;
-            }
-            if let Err(msg) = transforms::apply(&mut b.generator, &mut schema) {
-                diags.push(Diagnostic::at(
-                    path,
-                    ident.span(),
-                    format!("kube-derive rejects the schema of `{root_name}`: {msg}"),
-                ));
-                return None;
-            }
-            match serde_json::from_value::<JSONSchemaProps>(schema.to_value()) {
-                Ok(props) => Some(props),
-                Err(e) => {
-                    diags.push(Diagnostic::at(
-                        path,
-                        ident.span(),
-                        format!("the schema of `{root_name}` is not a valid JSONSchemaProps: {e}"),
-                    ));
-                    return None;
-                }
+            let mut fast = Vec::new();
+            match derived_schema(index, r, &ctx, &root_name, &mut fast) {
+                Some(props) if fast.is_empty() && sealed::intact(&props) => Some(props),
+                _ => Some(k8s_types::unsealed(|| {
+                    derived_schema(index, r, &ctx, &root_name, diags)
+                })?),
             }
         }
     };
     Some(build_crd(r, schema))
+}
+
+/// The schema of a derived resource, through the transforms, as `JSONSchemaProps`; `None`
+/// after reporting diagnostics.
+fn derived_schema(
+    index: &Index<'_>,
+    r: &Resource<'_>,
+    ctx: &Ctx,
+    root_name: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<JSONSchemaProps> {
+    let path = index.path_of(r.item.file);
+    let ident = r.item.item.ident();
+    let mut b = Builder::new(index, transforms::generator());
+    let schema = root_schema(&mut b, ctx, r, root_name);
+    diags.append(&mut b.diags);
+    let mut schema = schema?;
+    if !b.generator.definitions().is_empty() {
+        diags.push(Diagnostic::not_static(
+            path,
+            ident.span(),
+            format!("`{ident}`"),
+            "a type needs a `$ref` definition (recursive Kubernetes type)",
+        ));
+        return None;
+    }
+    let before = schema.clone();
+    if let Err(msg) = transforms::apply(&mut b.generator, &mut schema) {
+        // Name the field whose own schema kube's rewrite rejects.
+        let at = rejected_path(&mut b.generator, &before, String::new());
+        let d = match super::locate::field_at(index, r, &at) {
+            Some(f) => Diagnostic::at(
+                index.path_of(f.file),
+                f.span,
+                format!(
+                    "field `{}` makes a schema kube-derive rejects (`{root_name}::crd()` panics): {msg}",
+                    f.name
+                ),
+            ),
+            None => Diagnostic::at(
+                path,
+                ident.span(),
+                format!("kube-derive rejects the schema of `{root_name}`: {msg}"),
+            ),
+        };
+        diags.push(d);
+        return None;
+    }
+    match serde_json::from_value::<JSONSchemaProps>(schema.to_value()) {
+        Ok(props) => Some(props),
+        Err(e) => {
+            diags.push(Diagnostic::at(
+                path,
+                ident.span(),
+                format!("the schema of `{root_name}` is not a valid JSONSchemaProps: {e}"),
+            ));
+            None
+        }
+    }
 }
 
 /// The root struct kube-derive generates (`Kind { metadata, spec, status }`, camelCase,
@@ -196,7 +263,7 @@ fn root_schema<'a>(
     }
     if let Some(status) = &k.status {
         let ty: syn::Type = syn::parse_quote!(Option<#status>);
-        let resolver = super::resolve::Resolver { index: b.index };
+        let resolver = super::resolve::Resolver::new(b.index);
         let shape = match resolver.resolve(&ctx.module, &ty) {
             Ok(s) => s,
             Err(mut u) => {
@@ -403,6 +470,36 @@ pub fn merge(built: Vec<Built>, diags: &mut Vec<Diagnostic>) -> Vec<CustomResour
 /// Kept for diagnostics about a resource as a whole.
 pub fn refuse(path: &std::path::Path, u: Unsupported) -> Diagnostic {
     Diagnostic::not_static(path, u.span, u.what, u.why)
+}
+
+/// The path (`properties[spec].properties[a].items`) of the deepest subschema of `schema`
+/// that kube's transforms reject on its own.
+fn rejected_path(g: &mut schemars::SchemaGenerator, schema: &Schema, path: String) -> String {
+    let Some(obj) = schema.as_object() else {
+        return path;
+    };
+    let mut subs: Vec<(String, &serde_json::Value)> = Vec::new();
+    if let Some(serde_json::Value::Object(props)) = obj.get("properties") {
+        subs.extend(
+            props
+                .iter()
+                .map(|(k, v)| (format!("{path}.properties[{k}]"), v)),
+        );
+    }
+    for key in ["items", "additionalProperties"] {
+        if let Some(v) = obj.get(key) {
+            subs.push((format!("{path}.{key}"), v));
+        }
+    }
+    for (sub_path, v) in subs {
+        let Ok(sub) = Schema::try_from(v.clone()) else {
+            continue;
+        };
+        if transforms::apply(g, &mut sub.clone()).is_err() {
+            return rejected_path(g, &sub, sub_path);
+        }
+    }
+    path
 }
 
 #[cfg(test)]

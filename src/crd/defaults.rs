@@ -14,6 +14,7 @@ use super::attrs::{self, Unsupported, lit_bool, lit_number, span_of};
 use super::model::{ItemRef, TypeItem, derives};
 use super::resolve::{MAX_TYPE_NESTING, Shape};
 use super::schema::{Builder, Ctx, field_name, unraw};
+use super::std_types::DefaultOf;
 use super::typeops::{Prim, Wrapper};
 
 pub struct Defaults<'b, 'i, 'a> {
@@ -60,19 +61,19 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
         shape: &Shape<'a>,
         span: Span,
     ) -> R<Option<Value>> {
-        if sf.serialize_with {
-            return Err(Unsupported::new(
-                span,
-                "a default on a field with `serialize_with`",
-                "the default is serialized by user code",
-            ));
-        }
         let value = match &sf.default {
             DefaultAttr::None | DefaultAttr::Default(_) => self.type_default(shape, span)?,
             DefaultAttr::Path(path, span) => self.fn_default(ctx, path, shape, *span)?,
         };
+        // schemars asks `skip_serializing_if` about the default itself; only a default it
+        // keeps goes through the `serialize_with` function.
         match &sf.skip_serializing_if {
             Some(p) if skip_if(p, &value)? => Ok(None),
+            _ if sf.serialize_with => Err(Unsupported::new(
+                span,
+                "a default on a field with `serialize_with`",
+                "the default is serialized by user code",
+            )),
             _ => Ok(Some(value)),
         }
     }
@@ -109,6 +110,20 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                 Wrapper::Box | Wrapper::Arc | Wrapper::Rc => self.type_default(inner, span),
             },
             Shape::User(item) => self.user_default(item, span),
+            Shape::Ext(t, params) => match t.default {
+                DefaultOf::Value(f) => f().ok_or_else(|| unknown_default(t.path, span)),
+                DefaultOf::EmptyArray => Ok(Value::Array(Vec::new())),
+                DefaultOf::EmptyObject => Ok(Value::Object(Map::new())),
+                DefaultOf::Inner => match params.as_slice() {
+                    [inner] => self.type_default(inner, span),
+                    _ => Err(unknown_default(t.path, span)),
+                },
+                DefaultOf::Unknown => Err(unknown_default(t.path, span)),
+            },
+            Shape::Array(len, inner) => {
+                let one = self.type_default(inner, span)?;
+                Ok(Value::Array(vec![one; *len]))
+            }
         }
     }
 
@@ -142,6 +157,7 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
             module: item.module.clone(),
             file: item.file,
         };
+        let bindings = super::resolve::bindings_of(item);
         let serde = attrs::serde::container(item.item.attrs())
             .map_err(|e| Unsupported::new(e.span(), "attributes", e.to_string()))?;
         match item.item {
@@ -149,6 +165,15 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                 Fields::Named(named) => {
                     let mut obj = Map::new();
                     for field in &named.named {
+                        if let Some(u) =
+                            super::cfg::undecided(&self.builder.index.krate.cfg, &field.attrs)
+                        {
+                            return Err(Unsupported::new(
+                                u.span,
+                                format!("the default of `{ident}`"),
+                                format!("a field is under {}, and {}", u.what, u.why),
+                            ));
+                        }
                         let sf = attrs::serde::field(&field.attrs)
                             .map_err(|e| Unsupported::new(e.span(), "attributes", e.to_string()))?;
                         if sf.skip_serializing {
@@ -161,7 +186,7 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                                 "it is serialized by user code",
                             ));
                         }
-                        let shape = self.resolve(&ctx, &field.ty)?;
+                        let shape = self.resolve_in(&ctx, &bindings, &field.ty)?;
                         let v = self.type_default(&shape, span)?;
                         if let Some(p) = &sf.skip_serializing_if
                             && skip_if(p, &v)?
@@ -187,7 +212,7 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                     Ok(Value::Object(obj))
                 }
                 Fields::Unnamed(u) if u.unnamed.len() == 1 => {
-                    let shape = self.resolve(&ctx, &u.unnamed[0].ty)?;
+                    let shape = self.resolve_in(&ctx, &bindings, &u.unnamed[0].ty)?;
                     self.type_default(&shape, span)
                 }
                 Fields::Unit => Ok(Value::Null),
@@ -265,10 +290,15 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
         })))
     }
 
-    fn resolve(&mut self, ctx: &Ctx, ty: &syn::Type) -> R<Shape<'a>> {
-        let resolver = super::resolve::Resolver {
-            index: self.builder.index,
-        };
+    /// `ty` as written in an item whose type parameters are `bindings`.
+    fn resolve_in(
+        &mut self,
+        ctx: &Ctx,
+        bindings: &[(String, Shape<'a>)],
+        ty: &syn::Type,
+    ) -> R<Shape<'a>> {
+        let resolver =
+            super::resolve::Resolver::with_bindings(self.builder.index, bindings.to_vec());
         resolver.resolve(&ctx.module, ty)
     }
 
@@ -292,30 +322,9 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                 why.to_string(),
             )
         };
-        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-        let (name, mods) = segs.split_last().ok_or_else(|| refuse("empty path"))?;
-        let module: Vec<String> = match mods.first().map(String::as_str) {
-            None => ctx.module.clone(),
-            Some("crate") => mods[1..].to_vec(),
-            Some("self") => [&ctx.module[..], &mods[1..]].concat(),
-            Some("super") => {
-                let mut m = ctx.module.clone();
-                let mut rest = mods;
-                while rest.first().is_some_and(|s| s == "super") {
-                    m.pop();
-                    rest = &rest[1..];
-                }
-                [&m[..], rest].concat()
-            }
-            Some(_) => return Err(refuse("the function is not found in the given sources")),
-        };
-        let f = self
-            .builder
-            .index
-            .module(&module)
-            .and_then(|m| m.fns.get(name).copied())
+        let (_, body) = super::consts::find_fn(self.builder.index, &ctx.module, path)
             .ok_or_else(|| refuse("the function is not found in the given sources"))?;
-        let [Stmt::Expr(expr, None)] = f.block.stmts.as_slice() else {
+        let [Stmt::Expr(expr, None)] = body.stmts.as_slice() else {
             return Err(refuse("its body is not a single literal expression"));
         };
         self.eval(expr, shape)
@@ -401,6 +410,14 @@ fn eval_prim(p: Prim, expr: &Expr) -> Option<Value> {
         }
         _ => None,
     }
+}
+
+fn unknown_default(path: &str, span: Span) -> Unsupported {
+    Unsupported::new(
+        span,
+        format!("the default of `{path}`"),
+        "it has no `Default`, or one whose serialized value rsbuilder does not know",
+    )
 }
 
 /// `Default::default()`, `T::default()`, `<T>::default()`.

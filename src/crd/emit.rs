@@ -1,11 +1,13 @@
 //! YAML output: one `<group>_<plural>.yaml` per CRD, serde_yaml of the k8s-openapi value
-//! (so key order and formatting are those of the types, stable run to run).
+//! (so key order and formatting are those of the types, stable run to run), with the
+//! precomputed YAML of sealed Kubernetes subschemas in place of their placeholders.
 
 use std::collections::BTreeMap;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
+use super::sealed;
 use crate::names;
 
 /// The first line of every generated file.
@@ -26,6 +28,15 @@ pub fn render(crds: &[CustomResourceDefinition]) -> Result<BTreeMap<String, Stri
             .with_context(|| format!("the CRD of {kind} cannot be written"))?;
         let yaml = serde_yaml::to_string(crd)
             .with_context(|| format!("serializing the CRD {}", file_name(crd)))?;
+        // Sealed Kubernetes subschemas are written from their precomputed YAML.
+        let (yaml, replaced) = sealed::unseal(&yaml);
+        let expected = sealed::count(crd);
+        if replaced != expected {
+            bail!(
+                "internal error: {} has {expected} sealed schemas but {replaced} were written",
+                file_name(crd)
+            );
+        }
         out.insert(file_name(crd), format!("{HEADER}{yaml}"));
     }
     Ok(out)

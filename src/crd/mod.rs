@@ -3,8 +3,9 @@
 //! A pure pipeline over in-memory sources (no IO except [`collect_sources`]) and never runs
 //! user code:
 //!
-//! 1. `model`/`attrs`: parse with syn, index modules, read `#[kube]`/`#[serde]`/`#[schemars]`/
-//!    `#[x_kube]` into typed values;
+//! 1. `cfg`/`modules`/`model`/`attrs`: parse with syn, strip `#[cfg]` as rustc would (features
+//!    from the crate's manifest, `krate`), place files in the module tree, index modules,
+//!    read `#[kube]`/`#[serde]`/`#[schemars]`/`#[x_kube]` into typed values;
 //! 2. `resolve` + `schema` (+ `defaults`, `typeops`, `k8s_types`): build the schema schemars'
 //!    derive would build before transforms, asking a real `SchemaGenerator` for std and
 //!    k8s-openapi types;
@@ -18,13 +19,20 @@
 
 pub mod assemble;
 pub mod attrs;
+pub mod cfg;
+pub mod consts;
 pub mod defaults;
 pub mod diagnostics;
 pub mod emit;
 pub mod k8s_types;
+pub mod krate;
+pub mod locate;
 pub mod model;
+pub mod modules;
 pub mod resolve;
 pub mod schema;
+pub mod sealed;
+pub mod std_types;
 pub mod structural;
 pub mod transforms;
 pub mod typeops;
@@ -36,6 +44,7 @@ use anyhow::{Result, anyhow};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
 pub use diagnostics::{Diagnostic, Diagnostics};
+pub use krate::Crate;
 
 /// One Rust source file: its path (used for diagnostics and to derive its module path)
 /// and its text.
@@ -45,29 +54,60 @@ pub struct SourceFile {
     pub text: String,
 }
 
+/// What a run produced: the CRDs, and warnings about what it could not read.
+pub struct Generated<T> {
+    pub output: T,
+    /// Item macros and `include!`s that could hide a custom resource, files no `mod`
+    /// declares: each as `file:line:col: warning: ...`.
+    pub warnings: Vec<Diagnostic>,
+}
+
 /// Generates every CRD found in `sources`: file name (`<group>_<plural>.yaml`) → YAML.
-/// Either all files, or every diagnostic of the run.
+/// Either all files, or every diagnostic of the run. The sources are read as a crate
+/// without a manifest (no feature is known to be on); see [`generate_in`].
 pub fn generate(sources: &[SourceFile]) -> Result<BTreeMap<String, String>, Diagnostics> {
-    let crds = generate_crds(sources)?;
-    emit::render(&crds).map_err(|e| {
+    generate_in(&Crate::default(), sources).map(|g| g.output)
+}
+
+/// [`generate`] for the sources of `krate`.
+pub fn generate_in(
+    krate: &Crate,
+    sources: &[SourceFile],
+) -> Result<Generated<BTreeMap<String, String>>, Diagnostics> {
+    let crds = crds_in(krate, sources)?;
+    let output = emit::render(&crds.output).map_err(|e| {
         Diagnostics(vec![Diagnostic {
             path: PathBuf::new(),
             line: 0,
             column: 0,
             message: format!("{e:#}"),
         }])
+    })?;
+    Ok(Generated {
+        output,
+        warnings: crds.warnings,
     })
 }
 
-/// The merged CRDs, one per group/kind, sorted by group and kind.
+/// The merged CRDs, one per group/kind, sorted by group and kind. Below the children of an
+/// embedded Kubernetes type, a schema is a placeholder (see [`sealed`]): [`emit::render`]
+/// writes it in full, and [`sealed::expand`] puts it back for code that reads that deep.
 pub fn generate_crds(sources: &[SourceFile]) -> Result<Vec<CustomResourceDefinition>, Diagnostics> {
+    crds_in(&Crate::default(), sources).map(|g| g.output)
+}
+
+/// [`generate_crds`] for the sources of `krate`.
+pub fn crds_in(
+    krate: &Crate,
+    sources: &[SourceFile],
+) -> Result<Generated<Vec<CustomResourceDefinition>>, Diagnostics> {
     let mut diags = Vec::new();
     let base = common_dir(sources);
     let mut files = Vec::new();
     for src in sources {
         match crate::syntax::parse_file(&src.text) {
             Ok(ast) => files.push(model::ParsedFile {
-                module: model::module_path_for(&src.path, &base),
+                module: Vec::new(),
                 path: src.path.clone(),
                 ast,
             }),
@@ -78,11 +118,20 @@ pub fn generate_crds(sources: &[SourceFile]) -> Result<Vec<CustomResourceDefinit
             )),
         }
     }
-    let index = model::Index::build(&files);
+    let placed = modules::place(files, &krate.cfg, &base);
+    let mut warnings = placed.warnings;
+    let index = model::Index::build(&placed.files, krate, placed.undecided);
+    diags.extend(index.refusals.iter().cloned());
+    warnings.extend(index.warnings.iter().cloned());
     let resources = assemble::find_resources(&index, &mut diags);
     let mut built = Vec::new();
     for r in &resources {
         if let Some(crd) = assemble::crd_for(&index, r, &mut diags) {
+            let refusals = structural_refusals(&index, r, &crd);
+            if !refusals.is_empty() {
+                diags.extend(refusals);
+                continue;
+            }
             built.push(assemble::Built {
                 crd,
                 path: index.path_of(r.item.file).to_path_buf(),
@@ -92,18 +141,12 @@ pub fn generate_crds(sources: &[SourceFile]) -> Result<Vec<CustomResourceDefinit
         }
     }
     let crds = assemble::merge(built, &mut diags);
-    for crd in &crds {
-        for v in structural::check(crd) {
-            diags.push(Diagnostic {
-                path: PathBuf::from(emit::file_name(crd)),
-                line: 0,
-                column: 0,
-                message: format!("not a structural schema: {v}"),
-            });
-        }
-    }
     if diags.is_empty() {
-        Ok(crds)
+        warnings.sort();
+        Ok(Generated {
+            output: crds,
+            warnings,
+        })
     } else {
         Err(Diagnostics(diags).finish())
     }
@@ -185,4 +228,36 @@ fn common_dir(sources: &[SourceFile]) -> PathBuf {
         }
     }
     common
+}
+
+/// The structural-schema violations of one version's CRD, each at the Rust field that makes
+/// the offending schema (or at the kind when no field does): kube-derive emits the same
+/// schema, and the API server rejects a CRD whose schema is not structural
+/// (<https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#specifying-a-structural-schema>).
+fn structural_refusals(
+    index: &model::Index<'_>,
+    r: &assemble::Resource<'_>,
+    crd: &k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
+) -> Vec<Diagnostic> {
+    const ROOT: &str = ".schema.openAPIV3Schema";
+    structural::check(crd)
+        .into_iter()
+        .map(|v| {
+            let (path, why) = v.split_once(": ").unwrap_or((v.as_str(), ""));
+            let schema_path = path.split_once(ROOT).map_or("", |(_, p)| p);
+            let field = locate::field_at(index, r, schema_path);
+            let (file, span, what) = match &field {
+                Some(f) => (f.file, f.span, format!("field `{}`", f.name)),
+                None => (r.item.file, r.kube.span, format!("kind `{}`", r.kube.kind)),
+            };
+            Diagnostic::at(
+                index.path_of(file),
+                span,
+                format!(
+                    "{what} makes a schema the API server rejects: {why} at {path} \
+                     (kube-derive emits the same; CRD schemas must be structural)"
+                ),
+            )
+        })
+        .collect()
 }

@@ -5,7 +5,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use syn::ext::IdentExt;
 use syn::{Attribute, Item, UseTree};
+
+use super::attrs::{Unsupported, span_of};
+use super::cfg;
+use super::diagnostics::Diagnostic;
+use super::krate::Crate;
 
 /// A parsed source file.
 pub struct ParsedFile {
@@ -49,12 +55,23 @@ impl<'a> TypeItem<'a> {
     }
 }
 
+/// A `const`/`static` item (or a `lazy_static!` entry): what validation attributes may name.
+#[derive(Clone)]
+pub struct ValueItem {
+    pub ty: syn::Type,
+    pub expr: syn::Expr,
+}
+
 /// One module: a file, or an inline `mod x { ... }` inside one.
 #[derive(Default)]
 pub struct Module<'a> {
     pub file: usize,
     pub types: BTreeMap<String, TypeItem<'a>>,
-    pub fns: BTreeMap<String, &'a syn::ItemFn>,
+    /// Free functions by name, and associated functions of inherent `impl` blocks as
+    /// `Type::name`: their bodies (what `default = ".."` and `schema_with` name).
+    pub fns: BTreeMap<String, &'a syn::Block>,
+    /// `const`, `static` and `lazy_static!` items: their type and initializer.
+    pub values: BTreeMap<String, ValueItem>,
     /// `use a::b::C as D;` → `D` → `[a, b, C]`.
     pub uses: BTreeMap<String, Vec<String>>,
     /// `use a::b::*;` → `[a, b]`.
@@ -63,21 +80,32 @@ pub struct Module<'a> {
     pub manual_json_schema: BTreeSet<String>,
     /// Types with a hand-written `impl Default for T`.
     pub manual_default: BTreeSet<String>,
+    /// Names whose item has a `#[cfg]` the source does not decide, with the reason.
+    pub undecided: BTreeMap<String, Unsupported>,
+    /// A glob import under such a `#[cfg]`: any name not found otherwise may come from it.
+    pub undecided_glob: Option<Unsupported>,
 }
 
-/// A type item together with where it lives.
+/// A type item together with where it lives, and for a generic item the types its
+/// parameters are instantiated with.
 #[derive(Clone)]
 pub struct ItemRef<'a> {
     pub module: Vec<String>,
     pub item: TypeItem<'a>,
     pub file: usize,
+    pub args: Vec<super::resolve::Shape<'a>>,
 }
 
 impl ItemRef<'_> {
+    /// Names the instantiated type: `api::Named<String>`.
     pub fn key(&self) -> String {
         let mut k = self.module.join("::");
         k.push_str("::");
         k.push_str(&self.item.ident().to_string());
+        if !self.args.is_empty() {
+            let args: Vec<String> = self.args.iter().map(|a| a.describe()).collect();
+            k.push_str(&format!("<{}>", args.join(", ")));
+        }
         k
     }
 }
@@ -85,15 +113,44 @@ impl ItemRef<'_> {
 pub struct Index<'a> {
     pub files: &'a [ParsedFile],
     pub modules: BTreeMap<Vec<String>, Module<'a>>,
+    pub krate: &'a Crate,
+    /// Modules that exist only under a `#[cfg]` the source does not decide: where the
+    /// `#[cfg]` is (file, reason).
+    pub undecided_modules: BTreeMap<Vec<String>, (PathBuf, Unsupported)>,
+    /// Item-level macro invocations that could expand to a custom resource.
+    pub warnings: Vec<Diagnostic>,
+    /// Custom resources under a `#[cfg]` the source does not decide.
+    pub refusals: Vec<Diagnostic>,
 }
 
 impl<'a> Index<'a> {
-    pub fn build(files: &'a [ParsedFile]) -> Self {
-        let mut modules = BTreeMap::new();
+    /// Indexes cfg-stripped files (see `modules::place`); `undecided` are the modules
+    /// whose declaring `mod` has an undecided `#[cfg]`.
+    pub fn build(
+        files: &'a [ParsedFile],
+        krate: &'a Crate,
+        undecided: BTreeMap<Vec<String>, (PathBuf, Unsupported)>,
+    ) -> Self {
+        let mut index = Self {
+            files,
+            modules: BTreeMap::new(),
+            krate,
+            undecided_modules: undecided,
+            warnings: Vec::new(),
+            refusals: Vec::new(),
+        };
+        let macros = local_macros(files);
         for (i, f) in files.iter().enumerate() {
-            add_module(&mut modules, f.module.clone(), i, &f.ast.items);
+            index.add_module(f.module.clone(), i, &f.ast.items, &macros);
         }
-        Self { files, modules }
+        index
+    }
+
+    /// The reason `module` (or a module it is in) may not exist.
+    pub fn undecided_module(&self, module: &[String]) -> Option<&(PathBuf, Unsupported)> {
+        (0..=module.len())
+            .rev()
+            .find_map(|n| self.undecided_modules.get(&module[..n]))
     }
 
     pub fn path_of(&self, file: usize) -> &'a Path {
@@ -105,72 +162,298 @@ impl<'a> Index<'a> {
     }
 }
 
-fn add_module<'a>(
-    modules: &mut BTreeMap<Vec<String>, Module<'a>>,
-    path: Vec<String>,
-    file: usize,
-    items: &'a [Item],
-) {
-    let mut m = Module {
-        file,
-        ..Module::default()
-    };
-    for item in items {
-        match item {
-            Item::Struct(s) => {
-                m.types.insert(s.ident.to_string(), TypeItem::Struct(s));
+impl<'a> Index<'a> {
+    fn add_module(
+        &mut self,
+        path: Vec<String>,
+        file: usize,
+        items: &'a [Item],
+        macros: &BTreeMap<String, bool>,
+    ) {
+        let mut m = Module {
+            file,
+            ..Module::default()
+        };
+        for item in items {
+            if let Some(attrs) = item_attrs(item)
+                && let Some(u) = cfg::undecided(&self.krate.cfg, attrs)
+            {
+                self.add_undecided(&mut m, &path, file, item, u);
+                continue;
             }
-            Item::Enum(e) => {
-                m.types.insert(e.ident.to_string(), TypeItem::Enum(e));
-            }
-            Item::Type(t) => {
-                m.types.insert(t.ident.to_string(), TypeItem::Alias(t));
-            }
-            Item::Fn(f) => {
-                m.fns.insert(f.sig.ident.to_string(), f);
-            }
-            Item::Use(u) => flatten_use(&u.tree, &mut Vec::new(), &mut m),
-            Item::Impl(imp) => {
-                if let (Some((_, trait_path, _)), syn::Type::Path(tp)) =
-                    (&imp.trait_, &*imp.self_ty)
-                {
-                    let trait_name = trait_path.segments.last().map(|s| s.ident.to_string());
-                    let self_name = tp.path.segments.last().map(|s| s.ident.to_string());
-                    if let (Some(t), Some(s)) = (trait_name, self_name) {
-                        match t.as_str() {
-                            "JsonSchema" => {
-                                m.manual_json_schema.insert(s);
+            match item {
+                Item::Struct(s) => {
+                    m.types
+                        .insert(s.ident.unraw().to_string(), TypeItem::Struct(s));
+                }
+                Item::Enum(e) => {
+                    m.types
+                        .insert(e.ident.unraw().to_string(), TypeItem::Enum(e));
+                }
+                Item::Type(t) => {
+                    m.types
+                        .insert(t.ident.unraw().to_string(), TypeItem::Alias(t));
+                }
+                Item::Fn(f) => {
+                    m.fns.insert(f.sig.ident.unraw().to_string(), &f.block);
+                }
+                Item::Const(c) => {
+                    let v = ValueItem {
+                        ty: (*c.ty).clone(),
+                        expr: (*c.expr).clone(),
+                    };
+                    m.values.insert(c.ident.unraw().to_string(), v);
+                }
+                Item::Static(st) => {
+                    let v = ValueItem {
+                        ty: (*st.ty).clone(),
+                        expr: (*st.expr).clone(),
+                    };
+                    m.values.insert(st.ident.unraw().to_string(), v);
+                }
+                Item::Use(u) => flatten_use(&u.tree, &mut Vec::new(), &mut m),
+                Item::Impl(imp) => {
+                    if imp.trait_.is_none()
+                        && imp.generics.params.is_empty()
+                        && let syn::Type::Path(tp) = &*imp.self_ty
+                        && let Some(ty) = tp.path.get_ident()
+                    {
+                        for f in &imp.items {
+                            if let syn::ImplItem::Fn(f) = f
+                                && f.sig.receiver().is_none()
+                            {
+                                m.fns.insert(format!("{ty}::{}", f.sig.ident), &f.block);
                             }
-                            "Default" => {
-                                m.manual_default.insert(s);
+                        }
+                    }
+                    if let (Some((_, trait_path, _)), syn::Type::Path(tp)) =
+                        (&imp.trait_, &*imp.self_ty)
+                    {
+                        let trait_name = trait_path
+                            .segments
+                            .last()
+                            .map(|s| s.ident.unraw().to_string());
+                        let self_name =
+                            tp.path.segments.last().map(|s| s.ident.unraw().to_string());
+                        if let (Some(t), Some(s)) = (trait_name, self_name) {
+                            match t.as_str() {
+                                "JsonSchema" => {
+                                    m.manual_json_schema.insert(s);
+                                }
+                                "Default" => {
+                                    m.manual_default.insert(s);
+                                }
+                                _ => {}
                             }
-                            _ => {}
                         }
                     }
                 }
+                Item::Mod(md) => {
+                    if let Some((_, inner)) = &md.content {
+                        let mut sub = path.clone();
+                        sub.push(md.ident.unraw().to_string());
+                        self.add_module(sub, file, inner, macros);
+                    }
+                }
+                Item::Macro(mac)
+                    if mac
+                        .mac
+                        .path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "lazy_static") =>
+                {
+                    // Statics it defines are values, not types: no warning.
+                    for (name, v) in lazy_statics(&mac.mac) {
+                        m.values.insert(name, v);
+                    }
+                }
+                Item::Macro(mac) => self.warn_macro(file, mac, macros),
+                _ => {}
             }
-            Item::Mod(md) => {
-                if let Some((_, inner)) = &md.content {
-                    let mut sub = path.clone();
-                    sub.push(md.ident.to_string());
-                    add_module(modules, sub, file, inner);
+        }
+        self.modules.insert(path, m);
+    }
+
+    /// An item under an undecided `#[cfg]`: its names (or module) refuse every use.
+    fn add_undecided(
+        &mut self,
+        m: &mut Module<'a>,
+        path: &[String],
+        file: usize,
+        item: &Item,
+        u: Unsupported,
+    ) {
+        self.refuse_resources(file, std::slice::from_ref(item), &u);
+        let mut names = Vec::new();
+        match item {
+            Item::Struct(s) => names.push(s.ident.unraw().to_string()),
+            Item::Enum(e) => names.push(e.ident.unraw().to_string()),
+            Item::Type(t) => names.push(t.ident.unraw().to_string()),
+            Item::Fn(f) => names.push(f.sig.ident.unraw().to_string()),
+            Item::Use(us) => {
+                let mut tmp = Module::default();
+                flatten_use(&us.tree, &mut Vec::new(), &mut tmp);
+                names.extend(tmp.uses.into_keys());
+                if !tmp.globs.is_empty() {
+                    m.undecided_glob = Some(u.clone());
                 }
             }
-            _ => {}
+            Item::Mod(md) => {
+                let sub = [path, std::slice::from_ref(&md.ident.unraw().to_string())].concat();
+                let at = self.files[file].path.clone();
+                self.undecided_modules.insert(sub, (at, u));
+                return;
+            }
+            _ => return,
+        }
+        for n in names {
+            m.undecided.insert(n, u.clone());
         }
     }
-    modules.insert(path, m);
+
+    /// Every `#[derive(CustomResource)]` in `items` (and their inline modules) exists only
+    /// under the undecided `#[cfg]` `u`.
+    fn refuse_resources(&mut self, file: usize, items: &[Item], u: &Unsupported) {
+        for item in items {
+            match item {
+                Item::Struct(s) if derives(&s.attrs, "CustomResource") => {
+                    let path = self.files[file].path.clone();
+                    self.refusals.push(Diagnostic::not_static(
+                        &path,
+                        s.ident.span(),
+                        format!("custom resource `{}`", s.ident),
+                        format!("it is defined under {}, and {}", u.what, u.why),
+                    ));
+                }
+                Item::Mod(md) => {
+                    if let Some((_, inner)) = &md.content {
+                        self.refuse_resources(file, inner, u);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Item-level macros are expanded by rustc, not read here: say so when one could
+    /// produce a custom resource (any macro from elsewhere, or a local `macro_rules!` whose
+    /// body mentions `CustomResource`), and for `include!`.
+    fn warn_macro(&mut self, file: usize, mac: &syn::ItemMacro, macros: &BTreeMap<String, bool>) {
+        if mac.ident.is_some() {
+            return; // a `macro_rules!` definition
+        }
+        let name = mac
+            .mac
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.unraw().to_string())
+            .unwrap_or_default();
+        let message = if name == "include" {
+            "warning: `include!` is not read by `generate crds`: a custom resource in the included file is missed (use --exact)".to_string()
+        } else if NO_TYPES.contains(&name.as_str()) || macros.get(&name) == Some(&false) {
+            return;
+        } else {
+            format!(
+                "warning: macro `{name}!` is not expanded by `generate crds`: a custom resource it defines is missed (use --exact)"
+            )
+        };
+        let path = self.files[file].path.clone();
+        self.warnings
+            .push(Diagnostic::at(&path, span_of(&mac.mac.path), message));
+    }
+}
+
+/// Item macros from std and common crates that never define types.
+const NO_TYPES: &[&str] = &[
+    "thread_local",
+    "lazy_static",
+    "assert_impl_all",
+    "assert_not_impl_any",
+    "const_assert",
+    "const_assert_eq",
+    "assert_eq_size",
+    "compile_error",
+    "global_asm",
+];
+
+/// `macro_rules!` defined in the sources, by name: whether the body mentions `CustomResource`.
+fn local_macros(files: &[ParsedFile]) -> BTreeMap<String, bool> {
+    fn walk(items: &[Item], out: &mut BTreeMap<String, bool>) {
+        for item in items {
+            match item {
+                Item::Macro(m) if m.mac.path.is_ident("macro_rules") => {
+                    if let Some(ident) = &m.ident {
+                        let mentions = m.mac.tokens.to_string().contains("CustomResource");
+                        *out.entry(ident.to_string()).or_default() |= mentions;
+                    }
+                }
+                Item::Mod(md) => {
+                    if let Some((_, inner)) = &md.content {
+                        walk(inner, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    for f in files {
+        walk(&f.ast.items, &mut out);
+    }
+    out
+}
+
+fn item_attrs(item: &Item) -> Option<&[Attribute]> {
+    Some(match item {
+        Item::Struct(i) => &i.attrs,
+        Item::Enum(i) => &i.attrs,
+        Item::Type(i) => &i.attrs,
+        Item::Fn(i) => &i.attrs,
+        Item::Use(i) => &i.attrs,
+        Item::Impl(i) => &i.attrs,
+        Item::Mod(i) => &i.attrs,
+        Item::Macro(i) => &i.attrs,
+        Item::Const(i) => &i.attrs,
+        Item::Static(i) => &i.attrs,
+        _ => return None,
+    })
+}
+
+/// The `static ref NAME: Type = expr;` entries of a `lazy_static!` invocation (none if
+/// its body is not in that form).
+fn lazy_statics(mac: &syn::Macro) -> Vec<(String, ValueItem)> {
+    use syn::parse::{ParseStream, Parser};
+    let parser = |input: ParseStream<'_>| {
+        let mut out = Vec::new();
+        while !input.is_empty() {
+            input.call(Attribute::parse_outer)?;
+            input.parse::<syn::Visibility>()?;
+            input.parse::<syn::Token![static]>()?;
+            input.parse::<syn::Token![ref]>()?;
+            let name: syn::Ident = input.parse()?;
+            input.parse::<syn::Token![:]>()?;
+            let ty: syn::Type = input.parse()?;
+            input.parse::<syn::Token![=]>()?;
+            let expr: syn::Expr = input.parse()?;
+            input.parse::<syn::Token![;]>()?;
+            out.push((name.to_string(), ValueItem { ty, expr }));
+        }
+        Ok(out)
+    };
+    parser.parse2(mac.tokens.clone()).unwrap_or_default()
 }
 
 fn flatten_use(tree: &UseTree, prefix: &mut Vec<String>, m: &mut Module<'_>) {
     match tree {
         UseTree::Path(p) => {
-            prefix.push(p.ident.to_string());
+            prefix.push(p.ident.unraw().to_string());
             flatten_use(&p.tree, prefix, m);
             prefix.pop();
         }
         UseTree::Name(n) => {
-            let name = n.ident.to_string();
+            let name = n.ident.unraw().to_string();
             if name == "self" {
                 if let Some(last) = prefix.last() {
                     m.uses.insert(last.clone(), prefix.clone());
@@ -184,9 +467,9 @@ fn flatten_use(tree: &UseTree, prefix: &mut Vec<String>, m: &mut Module<'_>) {
         UseTree::Rename(r) => {
             let mut full = prefix.clone();
             if r.ident != "self" {
-                full.push(r.ident.to_string());
+                full.push(r.ident.unraw().to_string());
             }
-            m.uses.insert(r.rename.to_string(), full);
+            m.uses.insert(r.rename.unraw().to_string(), full);
         }
         UseTree::Glob(_) => m.globs.push(prefix.clone()),
         UseTree::Group(g) => {
@@ -276,7 +559,8 @@ mod tests {
             ast: f,
             module: vec![],
         }];
-        let index = Index::build(&files);
+        let krate = Crate::default();
+        let index = Index::build(&files, &krate, BTreeMap::new());
         let m = index.module(&[]).unwrap();
         assert_eq!(m.uses["C"], ["a", "b", "C"]);
         assert_eq!(m.uses["F"], ["a", "d", "E"]);

@@ -3,11 +3,16 @@
 //! items (including globs and re-exports), `crate::`/`self::`/`super::` paths and child
 //! modules, the way rustc would for these simple cases.
 
+use std::cell::RefCell;
+use std::collections::HashSet;
+
+use syn::ext::IdentExt;
 use syn::{GenericArgument, PathArguments, Type};
 
 use super::attrs::{Unsupported, span_of};
 use super::k8s_types::{self, K8sType};
 use super::model::{Index, ItemRef, TypeItem};
+use super::std_types::{self, ExtType, Params};
 use super::typeops::{Prim, Wrapper};
 
 /// A resolved type.
@@ -17,6 +22,10 @@ pub enum Shape<'a> {
     K8s(&'static K8sType),
     User(ItemRef<'a>),
     Wrap(Wrapper, Box<Shape<'a>>),
+    /// A std or feature-crate type from `std_types`, with its type parameters.
+    Ext(&'static ExtType, Vec<Shape<'a>>),
+    /// `[T; N]`.
+    Array(usize, Box<Shape<'a>>),
 }
 
 impl Shape<'_> {
@@ -24,6 +33,33 @@ impl Shape<'_> {
     pub fn is_option(&self) -> bool {
         matches!(self, Shape::Wrap(Wrapper::Option, _))
     }
+
+    /// The type as a path, for keys and messages.
+    pub fn describe(&self) -> String {
+        let list = |args: &[Shape<'_>]| {
+            let args: Vec<String> = args.iter().map(Shape::describe).collect();
+            args.join(", ")
+        };
+        match self {
+            Shape::Prim(p) => format!("{p:?}"),
+            Shape::K8s(k) => k.path.trim_end_matches("::").to_string(),
+            Shape::User(item) => item.key(),
+            Shape::Wrap(w, inner) => format!("{w:?}<{}>", inner.describe()),
+            Shape::Ext(t, args) if args.is_empty() => t.path.to_string(),
+            Shape::Ext(t, args) => format!("{}<{}>", t.path, list(args)),
+            Shape::Array(n, inner) => format!("[{}; {n}]", inner.describe()),
+        }
+    }
+}
+
+/// The type parameters of `item` bound to its arguments.
+pub fn bindings_of<'a>(item: &ItemRef<'a>) -> Vec<(String, Shape<'a>)> {
+    item.item
+        .generics()
+        .type_params()
+        .map(|p| p.ident.unraw().to_string())
+        .zip(item.args.iter().cloned())
+        .collect()
 }
 
 /// Where a path leads.
@@ -33,6 +69,8 @@ enum Target<'a> {
     External(String),
     /// A `crate::`/`super::` path into the sources that names nothing there.
     Missing(String),
+    /// An item or module under a `#[cfg]` the source does not decide: why, and where.
+    Undecided(String),
 }
 
 const MAX_DEPTH: usize = 24;
@@ -45,9 +83,28 @@ pub const MAX_TYPE_NESTING: usize = 64;
 
 pub struct Resolver<'i, 'a> {
     pub index: &'i Index<'a>,
+    /// The type parameters in scope (those of the generic item whose fields are read).
+    bindings: Vec<(String, Shape<'a>)>,
+    /// Paths already tried while resolving one path, by module: globs and
+    /// re-exports can form cycles, and trying each glob again at every level would take
+    /// exponential time.
+    seen: RefCell<HashSet<(Vec<String>, Vec<String>)>>,
 }
 
-impl<'a> Resolver<'_, 'a> {
+impl<'i, 'a> Resolver<'i, 'a> {
+    pub fn new(index: &'i Index<'a>) -> Self {
+        Self::with_bindings(index, Vec::new())
+    }
+
+    /// A resolver inside a generic item: its type parameters name `bindings`.
+    pub fn with_bindings(index: &'i Index<'a>, bindings: Vec<(String, Shape<'a>)>) -> Self {
+        Self {
+            index,
+            bindings,
+            seen: RefCell::default(),
+        }
+    }
+
     /// Resolves `ty` as written in `module`.
     pub fn resolve(&self, module: &[String], ty: &Type) -> Result<Shape<'a>, Unsupported> {
         self.resolve_depth(module, ty, 0)
@@ -74,6 +131,24 @@ impl<'a> Resolver<'_, 'a> {
             Type::Paren(p) => return self.resolve_depth(module, &p.elem, depth),
             Type::Group(g) => return self.resolve_depth(module, &g.elem, depth),
             Type::Tuple(t) if t.elems.is_empty() => return Ok(Shape::Prim(Prim::Unit)),
+            Type::Array(a) => {
+                let len = match &a.len {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(n),
+                        ..
+                    }) => n.base10_parse::<usize>().ok(),
+                    _ => None,
+                };
+                let Some(len) = len.filter(|n| std_types::array(*n).is_some()) else {
+                    return Err(Unsupported::new(
+                        span,
+                        format!("type `{shown}`"),
+                        "schemars implements `JsonSchema` for arrays of a literal length up to 32",
+                    ));
+                };
+                let inner = self.resolve_depth(module, &a.elem, depth + 1)?;
+                return Ok(Shape::Array(len, Box::new(inner)));
+            }
             Type::Path(p) if p.qself.is_none() => &p.path,
             _ => {
                 return Err(Unsupported::new(
@@ -83,7 +158,11 @@ impl<'a> Resolver<'_, 'a> {
                 ));
             }
         };
-        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let segs: Vec<String> = path
+            .segments
+            .iter()
+            .map(|s| s.ident.unraw().to_string())
+            .collect();
         let args: Vec<&Type> = match path.segments.last().map(|s| &s.arguments) {
             Some(PathArguments::AngleBracketed(a)) => a
                 .args
@@ -110,32 +189,26 @@ impl<'a> Resolver<'_, 'a> {
         }
         if segs.len() == 1
             && args.is_empty()
+            && let Some((_, bound)) = self.bindings.iter().find(|(n, _)| *n == segs[0])
+        {
+            return Ok(bound.clone());
+        }
+        if segs.len() == 1
+            && args.is_empty()
             && !self.shadowed(module, &segs[0])
             && let Some(p) = Prim::from_primitive(&segs[0])
         {
             return Ok(Shape::Prim(p));
         }
+        self.seen.borrow_mut().clear();
         match self.resolve_path(module, &segs, depth) {
-            Target::Local(item) => {
-                if !args.is_empty() || !item.item.generics().params.is_empty() {
-                    return Err(Unsupported::new(
-                        span,
-                        format!("generic type `{shown}`"),
-                        "generic user types are not supported",
-                    ));
-                }
-                match item.item {
-                    TypeItem::Alias(alias) => {
-                        self.resolve_depth(&item.module, &alias.ty, depth + 1)
-                    }
-                    _ => Ok(Shape::User(item)),
-                }
-            }
+            Target::Local(item) => self.instantiate(module, item, &args, &shown, span, depth),
             Target::Missing(p) => Err(Unsupported::new(
                 span,
                 format!("type `{shown}`"),
                 format!("`{p}` was not found in the given sources"),
             )),
+            Target::Undecided(why) => Err(Unsupported::new(span, format!("type `{shown}`"), why)),
             Target::External(full) => self.external(module, &full, &args, &shown, span, depth),
         }
     }
@@ -183,20 +256,22 @@ impl<'a> Resolver<'_, 'a> {
             }
             return Ok(Shape::Wrap(w, Box::new(inner)));
         }
-        if !args.is_empty() {
-            return Err(Unsupported::new(
-                span,
-                format!("type `{shown}`"),
-                "generic types other than std collections are not supported",
-            ));
+        if let Some(shape) = self.ext(module, full, args, shown, span, depth)? {
+            return Ok(shape);
         }
-        if let Some(p) = Prim::from_path(full) {
+        if args.is_empty()
+            && let Some(p) = Prim::from_path(full)
+        {
             return Ok(Shape::Prim(p));
         }
-        if let Some(k) = k8s_types::lookup(full) {
+        if args.is_empty()
+            && let Some(k) = k8s_types::lookup(full)
+        {
             return Ok(Shape::K8s(k));
         }
-        let why = if k8s_types::is_k8s_path(full) {
+        let why = if Prim::from_path(full).is_some() || k8s_types::lookup(full).is_some() {
+            "unexpected generic arguments".to_string()
+        } else if k8s_types::is_k8s_path(full) {
             format!("`{full}` is not in rsbuilder's table of k8s-openapi types")
         } else {
             format!(
@@ -204,6 +279,137 @@ impl<'a> Resolver<'_, 'a> {
             )
         };
         Err(Unsupported::new(span, format!("type `{shown}`"), why))
+    }
+
+    /// A local item with its type arguments (resolved here, in `module`), or the type its
+    /// alias stands for. Missing arguments take the parameters' defaults
+    /// (`struct Page<T = String>`), as rustc does.
+    fn instantiate(
+        &self,
+        module: &[String],
+        mut item: ItemRef<'a>,
+        args: &[&Type],
+        shown: &str,
+        span: proc_macro2::Span,
+        depth: usize,
+    ) -> Result<Shape<'a>, Unsupported> {
+        let generics = item.item.generics();
+        let refuse = |why: &str| Unsupported::new(span, format!("type `{shown}`"), why);
+        if generics.lifetimes().next().is_some() || generics.const_params().next().is_some() {
+            return Err(refuse(
+                "only type parameters are supported (no lifetime or const parameters)",
+            ));
+        }
+        let params: Vec<&syn::TypeParam> = generics.type_params().collect();
+        if args.len() > params.len() {
+            return Err(refuse(
+                "it has more type arguments than its type has parameters",
+            ));
+        }
+        let mut bound = Vec::new();
+        for (i, param) in params.iter().enumerate() {
+            let shape = match (args.get(i), &param.default) {
+                (Some(arg), _) => self.resolve_depth(module, arg, depth + 1)?,
+                // A default is written in the item's module, in terms of the earlier parameters.
+                (None, Some(default)) => {
+                    let inner = Resolver::with_bindings(self.index, bound.clone());
+                    inner.resolve_depth(&item.module, default, depth + 1)?
+                }
+                (None, None) => return Err(refuse("a type parameter has no argument")),
+            };
+            bound.push((param.ident.unraw().to_string(), shape));
+        }
+        match item.item {
+            TypeItem::Alias(alias) => {
+                let inner = Resolver::with_bindings(self.index, bound);
+                inner.resolve_depth(&item.module, &alias.ty, depth + 1)
+            }
+            _ => {
+                item.args = bound.into_iter().map(|(_, s)| s).collect();
+                Ok(Shape::User(item))
+            }
+        }
+    }
+
+    /// A std or feature-crate type of `std_types`, when `full` names one.
+    fn ext(
+        &self,
+        module: &[String],
+        full: &str,
+        args: &[&Type],
+        shown: &str,
+        span: proc_macro2::Span,
+        depth: usize,
+    ) -> Result<Option<Shape<'a>>, Unsupported> {
+        let (first, rest) = full.split_once("::").unwrap_or((full, ""));
+        let canonical = format!("{}::{rest}", self.index.krate.package_of(first));
+        let unexpected = || {
+            Unsupported::new(
+                span,
+                format!("type `{shown}`"),
+                "unexpected generic arguments",
+            )
+        };
+        if std_types::is_non_zero(&canonical) {
+            let [arg] = args else {
+                return Err(unexpected());
+            };
+            let prim = quote::ToTokens::to_token_stream(*arg).to_string();
+            return std_types::non_zero(&prim)
+                .map(|t| Some(Shape::Ext(t, Vec::new())))
+                .ok_or_else(unexpected);
+        }
+        let Some(t) = std_types::lookup(&canonical) else {
+            return Ok(None);
+        };
+        if let Some(feature) = t.feature
+            && !self.feature_on(feature)
+        {
+            let feature = if feature == "smol_str" {
+                "smol_str03"
+            } else {
+                feature
+            };
+            let why = if self.index.krate.cfg.features.is_some() {
+                format!(
+                    "its `JsonSchema` impl is schemars' `{feature}` feature, which the crate's Cargo.toml and Cargo.lock do not turn on (add it to the `features` of the schemars dependency)"
+                )
+            } else {
+                format!(
+                    "its `JsonSchema` impl is schemars' `{feature}` feature, and no Cargo.toml was found to say it is on"
+                )
+            };
+            return Err(Unsupported::new(span, format!("type `{shown}`"), why));
+        }
+        let resolve = |ty: &Type| self.resolve_depth(module, ty, depth + 1);
+        let shapes = match (t.params, args) {
+            (Params::None, []) | (Params::Ignored, _) => Vec::new(),
+            (Params::One, [a]) => vec![resolve(a)?],
+            (Params::OneArray, [Type::Array(a)]) => vec![resolve(&a.elem)?],
+            (Params::Two, [a, b]) => vec![resolve(a)?, resolve(b)?],
+            (Params::StringKeyed, [k, v]) => {
+                if !matches!(resolve(k)?, Shape::Prim(Prim::String)) {
+                    return Err(Unsupported::new(
+                        span_of(*k),
+                        format!("map key type in `{shown}`"),
+                        "only `String` keys are supported",
+                    ));
+                }
+                vec![resolve(v)?]
+            }
+            _ => return Err(unexpected()),
+        };
+        Ok(Some(Shape::Ext(t, shapes)))
+    }
+
+    /// Whether schemars' optional `feature` is on for the crate.
+    fn feature_on(&self, feature: &str) -> bool {
+        let on = &self.index.krate.schemars_features;
+        match feature {
+            // One feature per major version; both forward to `String`'s schema.
+            "smol_str" => on.contains("smol_str02") || on.contains("smol_str03"),
+            f => on.contains(f),
+        }
     }
 
     /// Whether `name` in `module` refers to a local type or import (so a primitive name
@@ -218,10 +424,18 @@ impl<'a> Resolver<'_, 'a> {
         if depth > MAX_DEPTH || segs.is_empty() {
             return Target::External(segs.join("::"));
         }
+        if !self
+            .seen
+            .borrow_mut()
+            .insert((module.to_vec(), segs.to_vec()))
+        {
+            // Tried before in this resolution: a cycle, or a glob already explored.
+            return Target::External(segs.join("::"));
+        }
         let first = segs[0].as_str();
         match first {
-            "crate" => return self.lookup_abs(&segs[1..], depth),
-            "self" => return self.lookup_abs(&[module, &segs[1..]].concat(), depth),
+            "crate" => return self.walk(Vec::new(), &segs[1..], depth),
+            "self" => return self.walk(module.to_vec(), &segs[1..], depth),
             "super" => {
                 let mut base = module.to_vec();
                 let mut rest = segs;
@@ -229,13 +443,16 @@ impl<'a> Resolver<'_, 'a> {
                     base.pop();
                     rest = &rest[1..];
                 }
-                return self.lookup_abs(&[&base[..], rest].concat(), depth);
+                return self.walk(base, rest, depth);
             }
             _ => {}
         }
         let Some(m) = self.index.module(module) else {
             return Target::External(segs.join("::"));
         };
+        if let Some(u) = m.undecided.get(first) {
+            return self.undecided(m.file, u);
+        }
         if segs.len() == 1
             && let Some(item) = m.types.get(first)
         {
@@ -246,50 +463,126 @@ impl<'a> Resolver<'_, 'a> {
             return self.resolve_path(module, &full, depth + 1);
         }
         let child = [module, &segs[..1]].concat();
-        if self.index.module(&child).is_some() {
-            return self.lookup_abs(&[module, segs].concat(), depth);
+        if self.index.module(&child).is_some() || self.index.undecided_module(&child).is_some() {
+            return self.walk(module.to_vec(), segs, depth);
         }
         for glob in &m.globs {
-            let full = [&glob[..], segs].concat();
-            match self.resolve_path(module, &full, depth + 1) {
-                t @ Target::Local(_) => return t,
+            // A glob over a module of the sources is a lookup in that module (keyed by it,
+            // so chains of `use super::*` stay linear); over anything else, a path outside.
+            let found = match self.module_of(module, glob) {
+                Some(target) => self.walk(target, segs, depth + 1),
+                None => Target::External([&glob[..], segs].concat().join("::")),
+            };
+            match found {
+                t @ (Target::Local(_) | Target::Undecided(_)) => return t,
                 Target::External(p) if self.known_external(&p) => return Target::External(p),
                 _ => {}
             }
         }
+        if let Some(u) = &m.undecided_glob {
+            return self.undecided(m.file, u);
+        }
         Target::External(segs.join("::"))
+    }
+
+    /// The module of the sources a `use` path names (`super`, `self::a`, `crate::b::c`,
+    /// a child module), if it names one.
+    fn module_of(&self, module: &[String], path: &[String]) -> Option<Vec<String>> {
+        let (mut current, rest) = match path.first().map(String::as_str) {
+            Some("crate") => (Vec::new(), &path[1..]),
+            Some("self") => (module.to_vec(), &path[1..]),
+            Some("super") => {
+                let mut base = module.to_vec();
+                let mut rest = path;
+                while rest.first().is_some_and(|s| s == "super") {
+                    base.pop()?;
+                    rest = &rest[1..];
+                }
+                (base, rest)
+            }
+            _ => (module.to_vec(), path),
+        };
+        for seg in rest {
+            current.push(seg.clone());
+            self.index.module(&current)?;
+        }
+        Some(current)
+    }
+
+    /// The refusal for a name defined under an undecided `#[cfg]` in `file`.
+    fn undecided(&self, file: usize, u: &Unsupported) -> Target<'a> {
+        let at = self.index.path_of(file).display();
+        Target::Undecided(format!(
+            "it is defined under {} ({at}:{}), and {}",
+            u.what,
+            u.span.start().line,
+            u.why
+        ))
     }
 
     fn known_external(&self, path: &str) -> bool {
         Prim::from_path(path).is_some()
             || Wrapper::from_path(path).is_some()
             || k8s_types::lookup(path).is_some()
+            || std_types::lookup(path).is_some()
+            || std_types::is_non_zero(path)
     }
 
-    /// A path from the crate root.
-    fn lookup_abs(&self, path: &[String], depth: usize) -> Target<'a> {
-        let Some((name, mods)) = path.split_last() else {
+    /// `rest` looked up from module `base` downwards (`crate::a::b::T` from the root,
+    /// `super::x::T` from the parent): through child modules, and through `use` items
+    /// and globs of the modules on the way (`pub use k8s_openapi::api::core::v1 as core;`
+    /// makes `crate::core::PodSpec` a k8s-openapi path).
+    fn walk(&self, base: Vec<String>, rest: &[String], depth: usize) -> Target<'a> {
+        let Some((name, mods)) = rest.split_last() else {
             return Target::Missing(String::from("crate"));
         };
-        let module = if self.index.module(mods).is_some() {
-            mods.to_vec()
-        } else {
-            match self.suffix_module(mods) {
-                Some(k) => k,
-                None => return Target::Missing(path.join("::")),
+        let wanted = [&base[..], mods].concat();
+        let mut current = base;
+        for (i, seg) in mods.iter().enumerate() {
+            let child = [&current[..], std::slice::from_ref(seg)].concat();
+            if let Some((at, u)) = self.index.undecided_module(&child) {
+                return Target::Undecided(format!(
+                    "its module exists only under {} ({}:{}), and {}",
+                    u.what,
+                    at.display(),
+                    u.span.start().line,
+                    u.why
+                ));
             }
+            if self.index.module(&child).is_some() {
+                current = child;
+                continue;
+            }
+            if let Some(m) = self.index.module(&current)
+                && (m.uses.contains_key(seg) || !m.globs.is_empty())
+            {
+                return self.resolve_path(&current, &rest[i..], depth + 1);
+            }
+            // A sub-tree of the crate (`--paths src/api`): `crate::api::x` may be the
+            // module rsbuilder knows as `api::x` or `x`.
+            return match self.suffix_module(&wanted) {
+                Some(module) => self.item_in(&module, name, rest, depth),
+                None => Target::Missing(rest.join("::")),
+            };
+        }
+        self.item_in(&current, name, rest, depth)
+    }
+
+    /// `name` in `module`: an item, or a re-export or glob import of one.
+    fn item_in(&self, module: &[String], name: &str, whole: &[String], depth: usize) -> Target<'a> {
+        let Some(m) = self.index.module(module) else {
+            return Target::Missing(whole.join("::"));
         };
-        let Some(m) = self.index.module(&module) else {
-            return Target::Missing(path.join("::"));
-        };
+        if let Some(u) = m.undecided.get(name) {
+            return self.undecided(m.file, u);
+        }
         if let Some(item) = m.types.get(name) {
-            return Target::Local(self.item_ref(&module, *item));
+            return Target::Local(self.item_ref(module, *item));
         }
-        // A re-export (`pub use`) or glob in that module.
         if m.uses.contains_key(name) || !m.globs.is_empty() {
-            return self.resolve_path(&module, std::slice::from_ref(name), depth + 1);
+            return self.resolve_path(module, &[name.to_string()], depth + 1);
         }
-        Target::Missing(path.join("::"))
+        Target::Missing(whole.join("::"))
     }
 
     /// When the sources are a sub-tree of the crate (`--paths src/api`), `crate::api::x`
@@ -320,6 +613,7 @@ impl<'a> Resolver<'_, 'a> {
             module: module.to_vec(),
             item,
             file,
+            args: Vec::new(),
         }
     }
 }

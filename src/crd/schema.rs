@@ -17,10 +17,12 @@ use syn::{Fields, Ident};
 use super::attrs::schemars::{Common, SchemarsAttrs, Validation};
 use super::attrs::serde::{DefaultAttr, RenameRule, SerdeContainer, SerdeField};
 use super::attrs::{self, Unsupported, kube::XKube, span_of};
+use super::consts;
 use super::defaults::Defaults;
 use super::diagnostics::Diagnostic;
 use super::model::{Index, ItemRef, TypeItem, derives};
-use super::resolve::{MAX_TYPE_NESTING, Resolver, Shape};
+use super::resolve::{MAX_TYPE_NESTING, Resolver, Shape, bindings_of};
+use super::std_types::with_slot2;
 use super::typeops::{Op, Slot, apply, with_slot};
 
 /// Builds schemas for one CRD version with one generator (kube-derive's settings).
@@ -30,6 +32,8 @@ pub struct Builder<'i, 'a> {
     pub diags: Vec<Diagnostic>,
     /// Items being built, to refuse recursive types (schemars would emit a `$ref`).
     stack: Vec<String>,
+    /// The type parameters of the items being built, innermost last.
+    scopes: Vec<Vec<(String, Shape<'a>)>>,
 }
 
 /// Where a field or variant lives: its module and file.
@@ -46,6 +50,7 @@ impl<'i, 'a> Builder<'i, 'a> {
             generator,
             diags: Vec::new(),
             stack: Vec::new(),
+            scopes: Vec::new(),
         }
     }
 
@@ -58,9 +63,108 @@ impl<'i, 'a> Builder<'i, 'a> {
         self.diags.push(d);
     }
 
+    /// The literal schema of a `#[schemars(schema_with = "f")]` (`Some(None)` without one;
+    /// `None`, refused, when `f` computes its schema).
+    fn schema_with(&mut self, ctx: &Ctx, sa: &SchemarsAttrs) -> Option<Option<Schema>> {
+        let Some((path, span)) = &sa.schema_with else {
+            return Some(None);
+        };
+        match consts::literal_schema(self.index, &ctx.module, path) {
+            Ok(s) => Some(Some(s)),
+            Err(why) => {
+                let why = format!("the schema is produced by user code ({why})");
+                self.refuse(
+                    ctx,
+                    Unsupported::new(*span, "`#[schemars(schema_with = ...)]`", why),
+                );
+                None
+            }
+        }
+    }
+
+    /// `ValidationAttrs::add_mutators`: the keywords in schemars' order, each value
+    /// decided from the sources (`None`, refused, when one is computed).
+    fn add_validation(&mut self, ctx: &Ctx, schema: &mut Schema, v: &Validation) -> Option<()> {
+        use schemars::_private::insert_validation_property as insert;
+        let index = self.index;
+        let number = |b: &mut Self, e: &syn::Expr| match consts::number(index, &ctx.module, e) {
+            Ok(n) => Some(n),
+            Err(why) => {
+                b.refuse(
+                    ctx,
+                    Unsupported::new(span_of(e), "this validation bound", why),
+                );
+                None
+            }
+        };
+        if let Some(len) = &v.length {
+            for (ty, suffix) in [("string", "Length"), ("array", "Items")] {
+                if let Some(min) = &len.min {
+                    insert(schema, ty, &format!("min{suffix}"), number(self, min)?);
+                }
+                if let Some(max) = &len.max {
+                    insert(schema, ty, &format!("max{suffix}"), number(self, max)?);
+                }
+            }
+        }
+        if let Some(range) = &v.range {
+            if let Some(min) = &range.min {
+                insert(schema, "number", "minimum", number(self, min)?);
+            }
+            if let Some(max) = &range.max {
+                insert(schema, "number", "maximum", number(self, max)?);
+            }
+        }
+        let text =
+            |b: &mut Self, e: &syn::Expr, what: &str| match consts::text(index, &ctx.module, e) {
+                Ok(t) => Some(t),
+                Err(why) => {
+                    b.refuse(
+                        ctx,
+                        Unsupported::new(span_of(e), format!("this validation {what}"), why),
+                    );
+                    None
+                }
+            };
+        if let Some(pattern) = &v.pattern {
+            let p = text(self, pattern, "pattern")?;
+            insert(schema, "string", "pattern", p);
+        }
+        if let Some(contains) = &v.contains {
+            let c = text(self, contains, "`contains` value")?;
+            schemars::_private::must_contain(schema, &c);
+        }
+        if let Some(format) = v.format {
+            schema.insert("format".into(), format.into());
+        }
+        if let Some(inner) = &v.inner
+            && !inner.is_default()
+        {
+            // `apply_inner_validation`: only an array's `items` schema is changed.
+            if let Some(items) = schema
+                .get_mut("items")
+                .and_then(|i| <&mut Schema>::try_from(i).ok())
+            {
+                self.add_validation(ctx, items, inner)?;
+            }
+        }
+        Some(())
+    }
+
     pub fn error(&mut self, ctx: &Ctx, span: Span, message: impl Into<String>) {
         let d = Diagnostic::at(self.path(ctx), span, message);
         self.diags.push(d);
+    }
+
+    /// Refuses a field, variant or type whose `#[cfg]`/`#[cfg_attr]` the source does not
+    /// decide (it may not exist, or carry attributes that are not known); `true` if so.
+    fn undecided(&mut self, ctx: &Ctx, what: &str, attrs: &[syn::Attribute]) -> bool {
+        let Some(u) = super::cfg::undecided(&self.index.krate.cfg, attrs) else {
+            return false;
+        };
+        let why = format!("it is under {}, and {}", u.what, u.why);
+        self.refuse(ctx, Unsupported::new(u.span, what, why));
+        true
     }
 
     fn refuse_all(&mut self, ctx: &Ctx, list: Vec<Unsupported>) -> bool {
@@ -72,7 +176,8 @@ impl<'i, 'a> Builder<'i, 'a> {
     }
 
     pub fn resolve(&mut self, ctx: &Ctx, ty: &syn::Type) -> Option<Shape<'a>> {
-        let resolver = Resolver { index: self.index };
+        let bindings = self.scopes.last().cloned().unwrap_or_default();
+        let resolver = Resolver::with_bindings(self.index, bindings);
         match resolver.resolve(&ctx.module, ty) {
             Ok(s) => Some(s),
             Err(u) => {
@@ -86,7 +191,7 @@ impl<'i, 'a> Builder<'i, 'a> {
     pub fn shape_schema(&mut self, shape: &Shape<'a>, op: Op) -> Option<Schema> {
         match shape {
             Shape::Prim(p) => Some(p.apply()(op, &mut self.generator)),
-            Shape::K8s(k) => Some((k.apply)(op, &mut self.generator)),
+            Shape::K8s(k) => Some(k.schema(op, &mut self.generator)),
             Shape::User(item) => {
                 let s = self.item_schema(item)?;
                 let g = &mut self.generator;
@@ -96,6 +201,25 @@ impl<'i, 'a> Builder<'i, 'a> {
                 let s = self.shape_schema(inner, Op::Subschema)?;
                 let g = &mut self.generator;
                 let f = w.apply();
+                Some(with_slot(s, || f(op, g)))
+            }
+            Shape::Ext(t, params) => {
+                let mut schemas = Vec::new();
+                for p in params {
+                    schemas.push(self.shape_schema(p, Op::Subschema)?);
+                }
+                let g = &mut self.generator;
+                let mut schemas = schemas.into_iter();
+                Some(match (schemas.next(), schemas.next()) {
+                    (None, _) => (t.apply)(op, g),
+                    (Some(a), None) => with_slot(a, || (t.apply)(op, g)),
+                    (Some(a), Some(b)) => with_slot(a, || with_slot2(b, || (t.apply)(op, g))),
+                })
+            }
+            Shape::Array(len, inner) => {
+                let s = self.shape_schema(inner, Op::Subschema)?;
+                let f = super::std_types::array(*len)?;
+                let g = &mut self.generator;
                 Some(with_slot(s, || f(op, g)))
             }
         }
@@ -151,7 +275,9 @@ impl<'i, 'a> Builder<'i, 'a> {
             return None;
         }
         self.stack.push(key);
+        self.scopes.push(bindings_of(item));
         let out = self.container_schema(&ctx, item, kube_schema);
+        self.scopes.pop();
         self.stack.pop();
         out
     }
@@ -163,6 +289,9 @@ impl<'i, 'a> Builder<'i, 'a> {
         kube_schema: bool,
     ) -> Option<Schema> {
         let attrs = item.item.attrs();
+        if self.undecided(ctx, &format!("type `{}`", item.item.ident()), attrs) {
+            return None;
+        }
         let serde = self.read(ctx, attrs::serde::container(attrs))?;
         let mut sch = self.read(ctx, attrs::schemars::read(attrs))?;
         if kube_schema {
@@ -185,7 +314,9 @@ impl<'i, 'a> Builder<'i, 'a> {
         if refused {
             return None;
         }
-        let mut schema = if let Some(with) = &sch.with {
+        let mut schema = if let Some(s) = self.schema_with(ctx, &sch)? {
+            s
+        } else if let Some(with) = &sch.with {
             let shape = self.resolve(ctx, with)?;
             self.shape_schema(&shape, Op::Subschema)?
         } else {
@@ -324,11 +455,28 @@ impl<'i, 'a> Builder<'i, 'a> {
         container_default: bool,
         kube_schema: bool,
     ) -> Option<()> {
-        let sf = self.read(ctx, attrs::serde::field(&field.attrs))?;
-        let mut sa = self.read(ctx, attrs::schemars::read(&field.attrs))?;
-        if kube_schema {
-            sa.common.deprecated = false;
+        if self.undecided(ctx, &field_what(field), &field.attrs) {
+            return None;
         }
+        let sf = self.read(ctx, attrs::serde::field(&field.attrs))?;
+        let sa = if kube_schema {
+            // KubeSchema re-derives a copy of the struct keeping only serde, schemars, doc
+            // and validate attributes: `#[deprecated]` and `#[garde]` never reach schemars.
+            let kept: Vec<syn::Attribute> = field
+                .attrs
+                .iter()
+                .filter(|a| {
+                    ["serde", "schemars", "doc", "validate"]
+                        .iter()
+                        .any(|k| a.path().is_ident(k))
+                })
+                .cloned()
+                .collect();
+            attrs::schemars::read(&kept)
+        } else {
+            attrs::schemars::read(&field.attrs)
+        };
+        let mut sa = self.read(ctx, sa)?;
         let mut refused = self.refuse_all(ctx, sf.unsupported.clone());
         refused |= self.refuse_all(ctx, std::mem::take(&mut sa.unsupported));
         if refused {
@@ -340,45 +488,55 @@ impl<'i, 'a> Builder<'i, 'a> {
         }
         let name = field_name(field.ident.as_ref(), &sf, rename_all);
         let ty = sa.with.clone().unwrap_or_else(|| field.ty.clone());
-        let shape = self.resolve(ctx, &ty)?;
         let required = sa.validation.required;
+        let has_default = container_default || !sf.default.is_none();
+        let literal = self.schema_with(ctx, &sa)?;
+        // With `schema_with` the field's own type only gives its default value.
+        let shape = if literal.is_none() || (has_default && !sf.skip_serializing) {
+            Some(self.resolve(ctx, &ty)?)
+        } else {
+            None
+        };
+        let op = match (sf.flatten, required) {
+            (true, _) => Op::Flatten { required },
+            (false, true) => Op::NonOptional,
+            (false, false) => Op::Subschema,
+        };
+        let is_option = literal.is_none() && shape.as_ref().is_some_and(Shape::is_option);
+        let mut sub = match literal {
+            Some(s) => s,
+            None => self.shape_schema(shape.as_ref()?, op)?,
+        };
         if sf.flatten {
-            let sub = self.shape_schema(&shape, Op::Flatten { required })?;
             schemars::_private::flatten(schema, sub);
             return Some(());
         }
-        let mut sub = self.shape_schema(
-            &shape,
-            if required {
-                Op::NonOptional
-            } else {
-                Op::Subschema
-            },
-        )?;
         add_common(&mut sub, &sa.common);
-        add_validation(&mut sub, &sa.validation);
+        self.add_validation(ctx, &mut sub, &sa.validation)?;
         if sf.skip_serializing {
             sub.insert("writeOnly".into(), true.into());
         }
-        let has_default = container_default || !sf.default.is_none();
         if has_default && !sf.skip_serializing {
             let span = match &sf.default {
                 DefaultAttr::Default(s) | DefaultAttr::Path(_, s) => *s,
                 DefaultAttr::None => span_of(field),
             };
-            let value = Defaults::new(self).field_default(ctx, &sf, &shape, span)?;
+            let value = Defaults::new(self).field_default(ctx, &sf, shape.as_ref()?, span)?;
             if let Some(v) = value {
                 sub.insert("default".into(), v);
             }
         }
         add_post(&mut sub, &sa.common);
-        let is_optional = has_default || (!required && shape.is_option());
+        let is_optional = has_default || (!required && is_option);
         schemars::_private::insert_object_property(schema, &name, is_optional, sub);
         Some(())
     }
 
     /// `expr_for_field` for a newtype struct or variant's single field.
     fn field_expr(&mut self, ctx: &Ctx, field: &syn::Field) -> Option<Schema> {
+        if self.undecided(ctx, &field_what(field), &field.attrs) {
+            return None;
+        }
         let mut sa = self.read(ctx, attrs::schemars::read(&field.attrs))?;
         let sf = self.read(ctx, attrs::serde::field(&field.attrs))?;
         let mut refused = self.refuse_all(ctx, sf.unsupported.clone());
@@ -387,15 +545,20 @@ impl<'i, 'a> Builder<'i, 'a> {
             return None;
         }
         let ty = sa.with.clone().unwrap_or_else(|| field.ty.clone());
-        let shape = self.resolve(ctx, &ty)?;
         let op = if sa.validation.required {
             Op::NonOptional
         } else {
             Op::Subschema
         };
-        let mut s = self.shape_schema(&shape, op)?;
+        let mut s = match self.schema_with(ctx, &sa)? {
+            Some(s) => s,
+            None => {
+                let shape = self.resolve(ctx, &ty)?;
+                self.shape_schema(&shape, op)?
+            }
+        };
         add_common(&mut s, &sa.common);
-        add_validation(&mut s, &sa.validation);
+        self.add_validation(ctx, &mut s, &sa.validation)?;
         if sf.skip_serializing {
             s.insert("writeOnly".into(), true.into());
         }
@@ -495,8 +658,18 @@ impl<'i, 'a> Builder<'i, 'a> {
         v: &'v syn::Variant,
         serde: &SerdeContainer,
     ) -> Option<Option<VariantInfo<'v>>> {
+        if self.undecided(ctx, &format!("variant `{}`", v.ident), &v.attrs) {
+            return None;
+        }
         let sv = self.read(ctx, attrs::serde::variant(&v.attrs))?;
         let mut sa = self.read(ctx, attrs::schemars::read(&v.attrs))?;
+        if let Some((_, span)) = &sa.schema_with {
+            sa.unsupported.push(Unsupported::new(
+                *span,
+                "`#[schemars(schema_with = ...)]` on a variant",
+                "the schema is produced by user code",
+            ));
+        }
         let mut refused = self.refuse_all(ctx, sv.unsupported.clone());
         refused |= self.refuse_all(ctx, std::mem::take(&mut sa.unsupported));
         if refused {
@@ -510,8 +683,9 @@ impl<'i, 'a> Builder<'i, 'a> {
             Some(rule) => rule.apply_to_variant(&ident),
             None => ident.clone(),
         });
+        // `V()` serializes as `[]` and `V(a, b)` as a list: both are tuple schemas.
         if let Fields::Unnamed(u) = &v.fields
-            && u.unnamed.len() > 1
+            && u.unnamed.len() != 1
         {
             self.refuse(
                 ctx,
@@ -654,6 +828,14 @@ impl VariantInfo<'_> {
     }
 }
 
+/// How a field is named in messages.
+pub fn field_what(field: &syn::Field) -> String {
+    match &field.ident {
+        Some(i) => format!("field `{}`", unraw(i)),
+        None => "this field".to_string(),
+    }
+}
+
 pub fn unraw(ident: &Ident) -> String {
     let s = ident.to_string();
     s.strip_prefix("r#").map(str::to_string).unwrap_or(s)
@@ -706,37 +888,5 @@ pub fn add_common(schema: &mut Schema, c: &Common) {
 pub fn add_post(schema: &mut Schema, c: &Common) {
     for (k, v) in &c.extensions {
         schema.insert(k.clone(), v.clone());
-    }
-}
-
-/// `ValidationAttrs::add_mutators`.
-pub fn add_validation(schema: &mut Schema, v: &Validation) {
-    use schemars::_private::insert_validation_property as insert;
-    if let Some(len) = &v.length {
-        for (ty, suffix) in [("string", "Length"), ("array", "Items")] {
-            if let Some(min) = &len.min {
-                insert(schema, ty, &format!("min{suffix}"), min.clone());
-            }
-            if let Some(max) = &len.max {
-                insert(schema, ty, &format!("max{suffix}"), max.clone());
-            }
-        }
-    }
-    if let Some(range) = &v.range {
-        if let Some(min) = &range.min {
-            insert(schema, "number", "minimum", min.clone());
-        }
-        if let Some(max) = &range.max {
-            insert(schema, "number", "maximum", max.clone());
-        }
-    }
-    if let Some(pattern) = &v.pattern {
-        insert(schema, "string", "pattern", pattern.clone());
-    }
-    if let Some(contains) = &v.contains {
-        schemars::_private::must_contain(schema, contains);
-    }
-    if let Some(format) = v.format {
-        schema.insert("format".into(), format.into());
     }
 }

@@ -49,6 +49,8 @@ struct Side<'a> {
 /// Parses `sources` (the project's `src/api` files) once for the generators below.
 pub struct Sources {
     files: Vec<ParsedFile>,
+    /// Conversions are generated for scaffolded types, read without a manifest.
+    krate: crate::crd::Crate,
 }
 
 impl Sources {
@@ -68,7 +70,10 @@ impl Sources {
                 ast,
             });
         }
-        Ok(Self { files })
+        Ok(Self {
+            files,
+            krate: crate::crd::Crate::default(),
+        })
     }
 }
 
@@ -110,7 +115,7 @@ pub fn spoke_code(
     spoke: &str,
     hub: &str,
 ) -> Result<SpokeCode> {
-    let index = Index::build(&sources.files);
+    let index = Index::build(&sources.files, &sources.krate, Default::default());
     let spoke_side = find_side(&index, api_group, kind, spoke, "spoke")?;
     let hub_side = find_side(&index, api_group, kind, hub, "hub")?;
     let mut g = Gen::new(&index, vec![spoke_side.clone(), hub_side.clone()], kind);
@@ -136,7 +141,7 @@ pub fn sample_code(
     visibility: &str,
     indent: usize,
 ) -> Result<String> {
-    let index = Index::build(&sources.files);
+    let index = Index::build(&sources.files, &sources.krate, Default::default());
     let side = find_side(&index, api_group, kind, version, alias)?;
     let mut g = Gen::new(&index, vec![side.clone()], kind);
     g.indent = indent;
@@ -145,7 +150,7 @@ pub fn sample_code(
 
 /// The version of `kind` the API server stores: the one without `storage = false`.
 pub fn storage_version(sources: &Sources, api_group: &str, kind: &str) -> Result<String> {
-    let index = Index::build(&sources.files);
+    let index = Index::build(&sources.files, &sources.krate, Default::default());
     let mut diags = Vec::new();
     let stored: Vec<String> = assemble::find_resources(&index, &mut diags)
         .into_iter()
@@ -296,7 +301,7 @@ impl<'i, 'a> Gen<'i, 'a> {
     }
 
     fn resolver(&self) -> Resolver<'i, 'a> {
-        Resolver { index: self.index }
+        Resolver::new(self.index)
     }
 
     // ---- types --------------------------------------------------------------------------
@@ -313,11 +318,29 @@ impl<'i, 'a> Gen<'i, 'a> {
             Shape::Prim(p) => Ty::Prim(p),
             Shape::K8s(k) => Ty::K8s(k),
             Shape::Wrap(w, inner) => Ty::Wrap(w, Box::new(self.ty_of(*inner))),
+            // A generic type instantiated: named as a path, moved when both sides agree.
+            Shape::User(item) if !item.args.is_empty() => Ty::Unknown(item.key()),
             Shape::User(item) => match item.item {
                 TypeItem::Struct(s) if matches!(s.fields, Fields::Named(_)) => Ty::Struct(item),
                 TypeItem::Enum(_) => Ty::Enum(item),
                 _ => Ty::Other(item),
             },
+            // Moved as they are when both sides name the same type; otherwise a TODO.
+            Shape::Ext(t, params) => {
+                let params: Vec<String> = params
+                    .into_iter()
+                    .map(|p| self.ty_text(&self.ty_of(p)))
+                    .collect();
+                Ty::Unknown(match t.params {
+                    // `DateTime<Tz>`: the parameter is not known here, so never "the same".
+                    crate::crd::std_types::Params::Ignored => format!("{}<_>", t.path),
+                    _ if params.is_empty() => t.path.to_string(),
+                    _ => format!("{}<{}>", t.path, params.join(", ")),
+                })
+            }
+            Shape::Array(len, inner) => {
+                Ty::Unknown(format!("[{}; {len}]", self.ty_text(&self.ty_of(*inner))))
+            }
         }
     }
 
@@ -1182,7 +1205,7 @@ fn join_blocks(blocks: &[Vec<String>]) -> String {
 
 /// Fails with the file and a reason when `kind` has no conversion-ready types.
 pub fn check_kind(sources: &Sources, api_group: &str, kind: &str, version: &str) -> Result<()> {
-    let index = Index::build(&sources.files);
+    let index = Index::build(&sources.files, &sources.krate, Default::default());
     let side = find_side(&index, api_group, kind, version, "kind")?;
     if !matches!(side.spec.item, TypeItem::Struct(s) if matches!(s.fields, Fields::Named(_))) {
         bail!("the spec of {kind} {version} is not a struct with named fields");

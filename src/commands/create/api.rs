@@ -450,12 +450,7 @@ fn plan_resource(
     // Generated files, from the tree as the plan leaves it.
     let changes = plan.resolve(tree, args.force)?;
     let sources = sources_with(root, "src/api", &changes)?;
-    let crds = crate::crd::generate_crds(&sources).map_err(|d| {
-        anyhow!(
-            "cannot generate the CRD of {} from the Rust types under src/api:\n{d}",
-            args.kind
-        )
-    })?;
+    let crds = crate::commands::generate::crds::project_crds(root, &sources, &args.kind)?;
     let rendered = crate::crd::emit::render(&crds)?;
     let yaml = rendered.get(&crd_file).with_context(|| {
         format!("the CRD generator found no {crd_file} in src/api after scaffolding {types_path}")

@@ -32,6 +32,10 @@ pub struct CrdsArgs {
     /// reading the source statically
     #[arg(long)]
     pub exact: bool,
+    /// Features to enable on top of the crate's default ones, for `#[cfg(feature = "...")]`
+    /// (comma- or space-separated, as cargo takes them)
+    #[arg(long, value_name = "FEATURES", num_args = 1..)]
+    pub features: Vec<String>,
 }
 
 const DEFAULT_PATHS: &str = "src/api";
@@ -62,7 +66,7 @@ pub fn plan(global: &Global, args: &CrdsArgs) -> Result<Generated> {
         exact_crds(global)?
     } else {
         warn_on_version_skew(global);
-        static_crds(&global.dir, &paths)?
+        static_crds(global, &paths, &args.features)?
     };
 
     let mut plan = Plan::new();
@@ -80,11 +84,39 @@ pub fn plan(global: &Global, args: &CrdsArgs) -> Result<Generated> {
     })
 }
 
-/// Reads the sources below `root`; diagnostics name them relative to it.
-fn static_crds(root: &Path, paths: &[PathBuf]) -> Result<BTreeMap<String, String>> {
-    let sources = crd::collect_sources_in(root, paths)?;
-    crd::generate(&sources)
-        .map_err(|diagnostics| anyhow::anyhow!("cannot generate CRDs statically:\n{diagnostics}"))
+/// Reads the sources below `global.dir`, as part of the crate whose manifest is above
+/// them; diagnostics name them relative to the directory.
+fn static_crds(
+    global: &Global,
+    paths: &[PathBuf],
+    features: &[String],
+) -> Result<BTreeMap<String, String>> {
+    let krate = crd::Crate::of_sources(&global.dir, paths, features)?;
+    let sources = crd::collect_sources_in(&global.dir, paths)?;
+    let generated = crd::generate_in(&krate, &sources).map_err(|diagnostics| {
+        anyhow::anyhow!("cannot generate CRDs statically:\n{diagnostics}")
+    })?;
+    for w in &generated.warnings {
+        global.out.say(&w.to_string());
+    }
+    Ok(generated.output)
+}
+
+/// The CRDs of a project's types under `src/api` (as `sources` has them), for a command
+/// that scaffolded or edited `kind`.
+pub fn project_crds(
+    root: &Path,
+    sources: &[crd::SourceFile],
+    kind: &str,
+) -> Result<Vec<CustomResourceDefinition>> {
+    let krate = crd::Crate::of_project(root)?;
+    crd::crds_in(&krate, sources)
+        .map(|g| g.output)
+        .map_err(|d| {
+            anyhow::anyhow!(
+                "cannot generate the CRD of {kind} from the Rust types under src/api:\n{d}"
+            )
+        })
 }
 
 /// The static generator reproduces exactly the crate versions rsbuilder links; a project

@@ -259,13 +259,47 @@ fn checked_name(
     Ok(value)
 }
 
-/// darling's bool: a bare flag or `= true/false`.
+/// darling's bool: a bare flag, `= true/false`, or a string that parses as one
+/// (`namespaced = "true"`), as darling's `FromMeta for bool` accepts.
 fn flag(m: &ParseNestedMeta<'_>) -> syn::Result<bool> {
-    if m.input.peek(syn::Token![=]) {
-        let expr: Expr = m.value()?.parse()?;
-        lit_bool(&expr)
-    } else {
-        Ok(true)
+    if !m.input.peek(syn::Token![=]) {
+        return Ok(true);
+    }
+    let expr: Expr = m.value()?.parse()?;
+    match strip_group(&expr) {
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => parse_str(s, "`true` or `false`"),
+        _ => lit_bool(&expr),
+    }
+}
+
+/// darling's `i32`: an integer literal (suffix allowed) or a string that parses as one
+/// (`priority = "1"`); a negated literal is an expression darling does not take.
+fn darling_i32(expr: &Expr) -> syn::Result<i32> {
+    match strip_group(expr) {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(i), ..
+        }) => i.base10_parse(),
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) => parse_str(s, "an integer"),
+        other => Err(syn::Error::new_spanned(other, "expected an integer")),
+    }
+}
+
+/// A string darling parses into a value (`FromStr`, as its `from_string` does).
+fn parse_str<T: std::str::FromStr>(s: &LitStr, expected: &str) -> syn::Result<T> {
+    s.value().parse().map_err(|_| {
+        syn::Error::new_spanned(s, format!("expected {expected}, found {:?}", s.value()))
+    })
+}
+
+/// The expression inside the invisible groups `macro_rules!` leaves, as darling sees it.
+fn strip_group(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Group(g) => strip_group(&g.expr),
+        other => other,
     }
 }
 
@@ -293,8 +327,7 @@ fn printcolumn(m: &ParseNestedMeta<'_>) -> syn::Result<PrintColumn> {
             .unwrap_or_default();
         let expr: Expr = inner.value()?.parse()?;
         let value = match (&key[..], &expr) {
-            ("priority", _) => super::lit_number(&expr)
-                .ok_or_else(|| syn::Error::new_spanned(&expr, "expected an integer"))?,
+            ("priority", _) => serde_json::Value::from(darling_i32(&expr)?),
             _ => serde_json::Value::from(lit_str(&expr)?),
         };
         let key = match key.as_str() {
@@ -519,5 +552,28 @@ mod tests {
             struct FooSpec {}
         };
         assert!(read(&s.attrs, Span::call_site()).is_err());
+    }
+
+    /// darling takes numbers and booleans as strings that parse, but no other expression
+    /// and no string that does not parse: those are compile errors in kube-derive too.
+    #[test]
+    fn values_darling_rejects_are_errors() {
+        let attrs = |a: syn::ItemStruct| read(&a.attrs, Span::call_site());
+        for s in [
+            syn::parse_quote! { #[kube(group = "a.io", version = "v1", kind = "Foo", namespaced = "yes")] struct S; },
+            syn::parse_quote! { #[kube(group = "a.io", version = "v1", kind = "Foo", storage = 1)] struct S; },
+            syn::parse_quote! {
+                #[kube(group = "a.io", version = "v1", kind = "Foo",
+                       printcolumn(name = "A", type_ = "date", json_path = ".a", priority = -1))]
+                struct S;
+            },
+            syn::parse_quote! {
+                #[kube(group = "a.io", version = "v1", kind = "Foo",
+                       printcolumn(name = "A", type_ = "date", json_path = ".a", priority = "1.5"))]
+                struct S;
+            },
+        ] {
+            assert!(attrs(s).is_err());
+        }
     }
 }

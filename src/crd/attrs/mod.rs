@@ -6,6 +6,7 @@
 pub mod kube;
 pub mod schemars;
 pub mod serde;
+pub mod validation;
 
 use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
 use serde_json::Value;
@@ -53,24 +54,24 @@ pub fn lit_bool(expr: &Expr) -> syn::Result<bool> {
 /// A literal number (optionally negated) as JSON, the way `impl Into<Value>` would see
 /// an untyped Rust literal: integers as i32 unless suffixed or too large, floats as f64.
 pub fn lit_number(expr: &Expr) -> Option<Value> {
-    match expr {
-        Expr::Lit(ExprLit {
-            lit: Lit::Int(i), ..
-        }) => int_value(i.base10_digits(), i.suffix(), false),
-        Expr::Lit(ExprLit {
-            lit: Lit::Float(f), ..
-        }) => float_value(f.base10_digits(), f.suffix(), false),
+    lit_number_as(expr, None)
+}
+
+/// [`lit_number`] for a literal of type `ty` (a primitive's name: the `const`'s type).
+pub fn lit_number_as(expr: &Expr, ty: Option<&str>) -> Option<Value> {
+    let (lit, neg) = match expr {
+        Expr::Lit(ExprLit { lit, .. }) => (lit, false),
         Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => match &*u.expr {
-            Expr::Lit(ExprLit {
-                lit: Lit::Int(i), ..
-            }) => int_value(i.base10_digits(), i.suffix(), true),
-            Expr::Lit(ExprLit {
-                lit: Lit::Float(f), ..
-            }) => float_value(f.base10_digits(), f.suffix(), true),
-            _ => None,
+            Expr::Lit(ExprLit { lit, .. }) => (lit, true),
+            _ => return None,
         },
-        Expr::Group(g) => lit_number(&g.expr),
-        Expr::Paren(p) => lit_number(&p.expr),
+        Expr::Group(g) => return lit_number_as(&g.expr, ty),
+        Expr::Paren(p) => return lit_number_as(&p.expr, ty),
+        _ => return None,
+    };
+    match lit {
+        Lit::Int(i) => int_value(i.base10_digits(), ty.unwrap_or(i.suffix()), neg),
+        Lit::Float(f) => float_value(f.base10_digits(), ty.unwrap_or(f.suffix()), neg),
         _ => None,
     }
 }

@@ -7,6 +7,8 @@ use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Expr, ExprLit, ExprReference, Lit, LitStr};
 
 use super::serde::skip_value;
+pub use super::validation::Validation;
+use super::validation::{self, Source};
 use super::{Unsupported, doc_string, lit_number, lit_str, span_of, tokens_to_json};
 use crate::syntax::parse_lit;
 
@@ -33,37 +35,6 @@ impl Common {
     }
 }
 
-/// `min`/`max`/`equal` of `length(...)` or `range(...)`, as JSON numbers.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Bounds {
-    pub min: Option<Value>,
-    pub max: Option<Value>,
-}
-
-/// Validation keywords (schemars' `ValidationAttrs`).
-#[derive(Debug, Clone, Default)]
-pub struct Validation {
-    pub length: Option<Bounds>,
-    pub range: Option<Bounds>,
-    pub pattern: Option<String>,
-    pub contains: Option<String>,
-    pub required: bool,
-    pub format: Option<&'static str>,
-    pub inner: Option<Box<Validation>>,
-}
-
-impl Validation {
-    pub fn is_default(&self) -> bool {
-        self.length.is_none()
-            && self.range.is_none()
-            && self.pattern.is_none()
-            && self.contains.is_none()
-            && !self.required
-            && self.format.is_none()
-            && self.inner.is_none()
-    }
-}
-
 /// Everything schemars reads from a field's or variant's attributes.
 #[derive(Debug, Clone, Default)]
 pub struct SchemarsAttrs {
@@ -71,6 +42,8 @@ pub struct SchemarsAttrs {
     pub validation: Validation,
     /// `#[schemars(with = "Type")]`
     pub with: Option<syn::Type>,
+    /// `#[schemars(schema_with = "path")]`: the function, and where the attribute is.
+    pub schema_with: Option<(syn::Path, proc_macro2::Span)>,
     pub unsupported: Vec<Unsupported>,
 }
 
@@ -105,13 +78,10 @@ pub fn read(attrs: &[Attribute]) -> syn::Result<SchemarsAttrs> {
     for attr in attrs {
         if attr.path().is_ident("schemars") {
             attr.parse_nested_meta(|m| item(&mut out, &m))?;
-        } else if attr.path().is_ident("validate") || attr.path().is_ident("garde") {
-            out.unsupported.push(Unsupported::new(
-                span_of(attr.path()),
-                "a `#[validate]`/`#[garde]` attribute",
-                "schemars reads validator/garde attributes with rules rsbuilder does not mirror",
-            ));
         }
+    }
+    if let Err(u) = validation::read_foreign(attrs, &mut out.validation) {
+        out.unsupported.push(u);
     }
     extensions(attrs, &mut out);
     Ok(out)
@@ -140,71 +110,25 @@ fn item(out: &mut SchemarsAttrs, m: &ParseNestedMeta<'_>) -> syn::Result<()> {
         }
         // Keys are string literals, which nested-meta parsing rejects: see `extensions`.
         "extend" => skip_value(m)?,
-        "length" | "range" => {
-            let bounds = bounds(m, &name)?;
-            match bounds {
-                Some(b) if name == "length" => out.validation.length = Some(b),
-                Some(b) => out.validation.range = Some(b),
-                None => out.unsupported.push(Unsupported::new(
-                    span,
-                    format!("`#[schemars({name}(...))]` with a non-literal bound"),
-                    "the bound is only known after compiling",
-                )),
+        n if validation::is_keyword(n) => {
+            let meta = rest_meta(m)?;
+            if let Err(u) = validation::keyword(&mut out.validation, &meta, Source::Schemars) {
+                out.unsupported.push(u);
             }
         }
-        "pattern" => {
-            let content;
-            syn::parenthesized!(content in m.input);
-            let expr: Expr = content.parse()?;
-            out.validation.pattern = Some(literal_or_refuse(out, &expr, "pattern")?);
-        }
-        "regex" => {
-            m.parse_nested_meta(|inner| {
-                if inner.path.is_ident("pattern") {
-                    let expr: Expr = inner.value()?.parse()?;
-                    out.validation.pattern = Some(literal_or_refuse(out, &expr, "regex")?);
-                    Ok(())
-                } else {
-                    Err(inner.error("expected `pattern = ...`"))
-                }
-            })?;
-        }
-        "contains" => {
-            let content;
-            syn::parenthesized!(content in m.input);
-            let expr: Expr = content.parse()?;
-            // `contains(pattern = "x")` or `contains("x")`.
-            let expr = match expr {
-                Expr::Assign(a) if matches!(&*a.left, Expr::Path(p) if p.path.is_ident("pattern")) => {
-                    *a.right
-                }
-                other => other,
-            };
-            out.validation.contains = Some(literal_or_refuse(out, &expr, "contains")?);
-        }
-        "required" => out.validation.required = true,
-        "email" => out.validation.format = Some("email"),
-        "url" => out.validation.format = Some("uri"),
-        "ip" => out.validation.format = Some("ip"),
-        "ipv4" => out.validation.format = Some("ipv4"),
-        "ipv6" => out.validation.format = Some("ipv6"),
         "with" => {
             let lit: LitStr = m.value()?.parse()?;
             out.with = Some(parse_lit(&lit)?);
         }
-        "schema_with" | "transform" | "_unstable_ref_variants" => {
+        "schema_with" => {
+            let lit: LitStr = m.value()?.parse()?;
+            out.schema_with = Some((parse_lit(&lit)?, span));
+        }
+        "transform" | "_unstable_ref_variants" => {
             out.unsupported.push(Unsupported::new(
                 span,
                 format!("`#[schemars({name} = ...)]`"),
                 "the schema is produced by user code",
-            ));
-            skip_value(m)?;
-        }
-        "inner" => {
-            out.unsupported.push(Unsupported::new(
-                span,
-                "`#[schemars(inner(...))]`",
-                "inner validation is not mirrored by rsbuilder",
             ));
             skip_value(m)?;
         }
@@ -286,52 +210,29 @@ fn string_expr(m: &ParseNestedMeta<'_>) -> syn::Result<String> {
     lit_str(&expr)
 }
 
-fn literal_or_refuse(out: &mut SchemarsAttrs, expr: &Expr, what: &str) -> syn::Result<String> {
-    match lit_str(expr) {
-        Ok(s) => Ok(s),
-        Err(_) => {
-            out.unsupported.push(Unsupported::new(
-                span_of(expr),
-                format!("`#[schemars({what}(...))]` with a non-literal value"),
-                "the value is only known after compiling",
-            ));
-            Ok(String::new())
-        }
+/// The item `m` stands at, as a `syn::Meta` (what schemars' own parser sees).
+fn rest_meta(m: &ParseNestedMeta<'_>) -> syn::Result<syn::Meta> {
+    let path = m.path.clone();
+    if m.input.peek(syn::token::Paren) {
+        let content;
+        let paren = syn::parenthesized!(content in m.input);
+        let tokens: proc_macro2::TokenStream = content.parse()?;
+        Ok(syn::Meta::List(syn::MetaList {
+            path,
+            delimiter: syn::MacroDelimiter::Paren(paren),
+            tokens,
+        }))
+    } else if m.input.peek(syn::Token![=]) {
+        let eq_token = m.input.parse()?;
+        let value = m.input.parse()?;
+        Ok(syn::Meta::NameValue(syn::MetaNameValue {
+            path,
+            eq_token,
+            value,
+        }))
+    } else {
+        Ok(syn::Meta::Path(path))
     }
-}
-
-/// `length(min = 1, max = 5)`, `range(equal = 3)`; `None` if a bound is not a literal.
-fn bounds(m: &ParseNestedMeta<'_>, outer: &str) -> syn::Result<Option<Bounds>> {
-    let mut b = Bounds::default();
-    let mut ok = true;
-    m.parse_nested_meta(|inner| {
-        let expr: Expr = inner.value()?.parse()?;
-        // schemars parses string literals as expressions (`min = "1"`).
-        let expr = match &expr {
-            Expr::Lit(ExprLit {
-                lit: Lit::Str(s), ..
-            }) => parse_lit::<Expr>(s)?,
-            _ => expr,
-        };
-        let v = lit_number(&expr);
-        ok &= v.is_some();
-        let key = inner
-            .path
-            .get_ident()
-            .map(|i| i.to_string())
-            .unwrap_or_default();
-        match key.as_str() {
-            "min" => b.min = v,
-            "max" => b.max = v,
-            "equal" => {
-                b.min = v.clone();
-                b.max = v;
-            }
-            other => return Err(inner.error(format!("unknown item in {outer}: `{other}`"))),
-        }
-        Ok(())
-    })?;
-    Ok(ok.then_some(b))
 }
 
 /// `serde_json::to_value(expr)` for literal expressions.

@@ -1,6 +1,17 @@
-//! Generates `$OUT_DIR/cases.rs`: one module per parity case, mounting the case's
-//! `src/**/*.rs` files with `#[path]` (so the oracle compiles exactly the bytes rsbuilder
-//! reads), plus a table of every `#[derive(CustomResource)]` root type per case.
+//! Generates `$OUT_DIR/cases.rs`: the table of every `#[derive(CustomResource)]` root type
+//! per parity case, and the modules that hold them. Two kinds of case:
+//!
+//! - a case with only `src/`: its `src/**/*.rs` files are mounted here as modules with
+//!   `#[path]` (so the oracle compiles exactly the bytes rsbuilder reads);
+//! - a case with a `Cargo.toml` is a crate of its own (features, `crate::` paths, `#[path]`
+//!   modules, feature crates): the oracle depends on it by path (listed in the oracle's
+//!   Cargo.toml, with the `--features` the case asks for) and names its roots through it.
+//!
+//! A root under `#[cfg]` (on its struct, its inline modules or the `mod` items that
+//! declare its file) is listed under the same `#[cfg]`, so rustc decides whether it
+//! exists. A crate case's `feature = "x"` is rewritten to `crd_case_<case>_feature = "x"`,
+//! set from the features cargo enabled on that crate (its build script, the shared
+//! `case_build.rs`, reports them through `links` metadata).
 //!
 //! Only the struct's `kind`/`root` are read here; everything the CRD contains comes from
 //! kube-derive at run time.
@@ -15,15 +26,34 @@ struct ModTree {
     dirs: BTreeMap<String, ModTree>,
 }
 
+/// A root type: its module path, its name, and the `#[cfg]` predicates it exists under.
+struct Root {
+    path: Vec<String>,
+    name: String,
+    guards: Vec<String>,
+}
+
 fn main() {
-    let cases_dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("oracle lives in testdata/crds")
-        .to_path_buf();
+    // Read at run time, and watched: cargo reuses this script's output from a target
+    // directory shared by checkouts at other paths, whose cases it would mount instead.
+    println!("cargo:rerun-if-env-changed=RSBUILDER_CRD_CASES");
+    let cases_dir = match std::env::var_os("RSBUILDER_CRD_CASES") {
+        Some(dir) => PathBuf::from(dir),
+        None => {
+            let manifest = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it");
+            Path::new(&manifest)
+                .parent()
+                .expect("oracle lives in testdata/crds")
+                .to_path_buf()
+        }
+    };
     println!("cargo:rerun-if-changed={}", cases_dir.display());
+    println!("cargo:rustc-env=RSBUILDER_CRD_CASES_DIR={}", cases_dir.display());
 
     let mut out = String::new();
-    let mut table = String::from("pub fn all() -> Vec<(&'static str, Vec<Crd>)> {\n    vec![\n");
+    let mut table = String::from(
+        "pub fn all() -> Vec<(&'static str, Vec<Crd>)> {\n    let mut all = Vec::new();\n",
+    );
     for case in sorted_dir(&cases_dir) {
         let src = case.join("src");
         if !src.is_dir() || case.ends_with("oracle") {
@@ -31,27 +61,54 @@ fn main() {
         }
         println!("cargo:rerun-if-changed={}", src.display());
         let name = case.file_name().unwrap().to_string_lossy().to_string();
-        let module = format!("case_{}", name.replace('-', "_"));
-        let mut tree = ModTree::default();
+        let ident = name.replace('-', "_");
         let mut roots = Vec::new();
-        collect(&src, &mut tree, &mut Vec::new(), &mut roots);
-        writeln!(out, "#[allow(dead_code, clippy::all)]\npub mod {module} {{").unwrap();
-        render(&tree, &mut out);
-        out.push_str("}\n");
-        let crds: Vec<String> = roots
-            .iter()
-            .map(|(path, root)| {
-                let path = if path.is_empty() {
-                    String::new()
-                } else {
-                    format!("{}::", path.join("::"))
-                };
-                format!("<{module}::{path}{root} as kube::CustomResourceExt>::crd()")
-            })
-            .collect();
-        writeln!(table, "        ({name:?}, vec![{}]),", crds.join(", ")).unwrap();
+        let prefix = if case.join("Cargo.toml").is_file() {
+            let feature_cfg = format!("crd_case_{ident}_feature");
+            let links = format!("DEP_CRD_CASE_{}_FEATURES", ident.to_uppercase());
+            let features = std::env::var(&links).unwrap_or_else(|_| {
+                panic!(
+                    "case {name} has a Cargo.toml: add `crd-case-{name} = {{ path = \"../{name}\" }}` \
+                     to the oracle's [dependencies] (and `links = \"crd_case_{ident}\"`, \
+                     `build = \"../oracle/case_build.rs\"` to its [package])"
+                )
+            });
+            println!("cargo::rustc-check-cfg=cfg({feature_cfg}, values(any()))");
+            for f in features.split(',').filter(|f| !f.is_empty()) {
+                println!("cargo::rustc-cfg={feature_cfg}=\"{f}\"");
+            }
+            let lib = src.join("lib.rs");
+            walk_crate(&lib, &mut Vec::new(), &[], &feature_cfg, &mut roots);
+            format!("::crd_case_{ident}")
+        } else {
+            let module = format!("case_{ident}");
+            let mut tree = ModTree::default();
+            collect(&src, &mut tree, &mut Vec::new(), &mut roots);
+            writeln!(out, "#[allow(dead_code, clippy::all)]\npub mod {module} {{").unwrap();
+            render(&tree, &mut out);
+            out.push_str("}\n");
+            module
+        };
+        writeln!(table, "    {{\n        let mut crds: Vec<Crd> = Vec::new();").unwrap();
+        for root in &roots {
+            let path = if root.path.is_empty() {
+                String::new()
+            } else {
+                format!("{}::", root.path.join("::"))
+            };
+            if !root.guards.is_empty() {
+                writeln!(table, "        #[cfg(all({}))]", root.guards.join(", ")).unwrap();
+            }
+            writeln!(
+                table,
+                "        crds.push(<{prefix}::{path}{} as kube::CustomResourceExt>::crd());",
+                root.name
+            )
+            .unwrap();
+        }
+        writeln!(table, "        all.push(({name:?}, crds));\n    }}").unwrap();
     }
-    table.push_str("    ]\n}\n");
+    table.push_str("    all\n}\n");
     out.push_str(&table);
     let dest = PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("cases.rs");
     std::fs::write(dest, out).unwrap();
@@ -66,12 +123,12 @@ fn sorted_dir(dir: &Path) -> Vec<PathBuf> {
     entries
 }
 
-fn collect(
-    dir: &Path,
-    tree: &mut ModTree,
-    path: &mut Vec<String>,
-    roots: &mut Vec<(Vec<String>, String)>,
-) {
+fn parse(file: &Path) -> syn::File {
+    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+}
+
+fn collect(dir: &Path, tree: &mut ModTree, path: &mut Vec<String>, roots: &mut Vec<Root>) {
     for entry in sorted_dir(dir) {
         let stem = entry.file_stem().unwrap().to_string_lossy().to_string();
         if entry.is_dir() {
@@ -79,35 +136,166 @@ fn collect(
             collect(&entry, tree.dirs.entry(stem).or_default(), path, roots);
             path.pop();
         } else if entry.extension().is_some_and(|e| e == "rs") {
-            let text = std::fs::read_to_string(&entry).unwrap();
-            let file =
-                syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", entry.display()));
+            let file = parse(&entry);
             path.push(stem.clone());
-            find_roots(&file.items, path, roots);
+            let guards = guards(&file.attrs, None, "");
+            find_roots(&file.items, path, &guards, "", roots);
             path.pop();
             tree.files.insert(stem, entry);
         }
     }
 }
 
+/// A crate case: follows `mod` declarations from `file` the way rustc does.
+fn walk_crate(
+    file: &Path,
+    path: &mut Vec<String>,
+    outer: &[String],
+    feature_cfg: &str,
+    roots: &mut Vec<Root>,
+) {
+    let ast = parse(file);
+    let mut guards = outer.to_vec();
+    guards.extend(self::guards(&ast.attrs, None, feature_cfg));
+    find_roots(&ast.items, path, &guards, feature_cfg, roots);
+    let name = file.file_name().unwrap().to_string_lossy();
+    let dir = file.parent().unwrap();
+    let own_dir = if name == "lib.rs" || name == "mod.rs" {
+        dir.to_path_buf()
+    } else {
+        dir.join(file.file_stem().unwrap())
+    };
+    for item in &ast.items {
+        let syn::Item::Mod(m) = item else { continue };
+        if m.content.is_some() {
+            continue; // inline: `find_roots` went in
+        }
+        let child = m.ident.to_string();
+        let path_attr = m.attrs.iter().find(|a| a.path().is_ident("path")).map(|a| {
+            match &a.meta.require_name_value().unwrap().value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => s.value(),
+                _ => panic!("#[path] must be a string"),
+            }
+        });
+        let target = match path_attr {
+            Some(p) => dir.join(p),
+            None if own_dir.join(format!("{child}.rs")).is_file() => {
+                own_dir.join(format!("{child}.rs"))
+            }
+            None => own_dir.join(&child).join("mod.rs"),
+        };
+        let mut inner = guards.clone();
+        inner.extend(self::guards(&m.attrs, None, feature_cfg));
+        if !target.is_file() {
+            // Only allowed when the `mod` is configured out; rustc says otherwise.
+            continue;
+        }
+        path.push(child);
+        walk_crate(&target, path, &inner, feature_cfg, roots);
+        path.pop();
+    }
+}
+
 /// Every `#[derive(CustomResource)]` struct, including those in inline modules.
-fn find_roots(items: &[syn::Item], path: &mut Vec<String>, roots: &mut Vec<(Vec<String>, String)>) {
+fn find_roots(
+    items: &[syn::Item],
+    path: &mut Vec<String>,
+    outer: &[String],
+    feature_cfg: &str,
+    roots: &mut Vec<Root>,
+) {
     for item in items {
         match item {
             syn::Item::Struct(s) => {
                 if let Some(root) = custom_resource_root(&s.attrs) {
-                    roots.push((path.clone(), root));
+                    let mut g = outer.to_vec();
+                    g.extend(guards(&s.attrs, None, feature_cfg));
+                    roots.push(Root {
+                        path: path.clone(),
+                        name: root,
+                        guards: g,
+                    });
                 }
             }
             syn::Item::Mod(m) => {
                 if let Some((_, inner)) = &m.content {
+                    let mut g = outer.to_vec();
+                    g.extend(guards(&m.attrs, None, feature_cfg));
                     path.push(m.ident.to_string());
-                    find_roots(inner, path, roots);
+                    find_roots(inner, path, &g, feature_cfg, roots);
                     path.pop();
                 }
             }
             _ => {}
         }
+    }
+}
+
+/// The `#[cfg]` predicates of `attrs` (a `#[cfg_attr(p, cfg(q))]` gives `any(not(p), q)`),
+/// with `feature` rewritten to `feature_cfg` when given.
+fn guards(attrs: &[syn::Attribute], under: Option<String>, feature_cfg: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for attr in attrs {
+        if attr.path().is_ident("cfg") {
+            let pred: syn::Meta = attr.parse_args().expect("cfg predicate");
+            let p = predicate(&pred, feature_cfg);
+            out.push(match &under {
+                Some(c) => format!("any(not({c}), {p})"),
+                None => p,
+            });
+        } else if attr.path().is_ident("cfg_attr") {
+            let (cond, inner) = attr
+                .parse_args_with(|input: syn::parse::ParseStream<'_>| {
+                    let cond: syn::Meta = input.parse()?;
+                    input.parse::<syn::Token![,]>()?;
+                    let rest =
+                        syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated(
+                            input,
+                        )?;
+                    Ok((cond, rest))
+                })
+                .expect("cfg_attr");
+            let cond = predicate(&cond, feature_cfg);
+            let cond = match &under {
+                Some(c) => format!("all({c}, {cond})"),
+                None => cond,
+            };
+            let inner: Vec<syn::Attribute> = inner
+                .into_iter()
+                .map(|meta| syn::Attribute {
+                    meta,
+                    ..attr.clone()
+                })
+                .collect();
+            out.extend(guards(&inner, Some(cond), feature_cfg));
+        }
+    }
+    out
+}
+
+fn predicate(meta: &syn::Meta, feature_cfg: &str) -> String {
+    match meta {
+        syn::Meta::NameValue(nv) if nv.path.is_ident("feature") && !feature_cfg.is_empty() => {
+            let value = quote::ToTokens::to_token_stream(&nv.value).to_string();
+            format!("{feature_cfg} = {value}")
+        }
+        syn::Meta::List(list) => {
+            let inner = list
+                .parse_args_with(
+                    syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+                )
+                .expect("cfg list");
+            let parts: Vec<String> = inner.iter().map(|m| predicate(m, feature_cfg)).collect();
+            format!(
+                "{}({})",
+                quote::ToTokens::to_token_stream(&list.path),
+                parts.join(", ")
+            )
+        }
+        other => quote::ToTokens::to_token_stream(other).to_string(),
     }
 }
 

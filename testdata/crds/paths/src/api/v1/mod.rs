@@ -1,0 +1,2 @@
+pub mod cache;
+pub mod hold;

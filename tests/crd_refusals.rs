@@ -1,0 +1,259 @@
+//! Every construct README.md lists as refused by `generate crds` still
+//! refuses, with `--exact` as the way out: a static schema for any of them would be a guess.
+//! `crd_diagnostics.rs` checks the exact wording and position of most of them.
+
+use std::path::PathBuf;
+
+use rsbuilder::crd::{SourceFile, generate};
+
+const HEAD: &str =
+    "use kube::CustomResource;\nuse schemars::JsonSchema;\nuse serde::{Deserialize, Serialize};\n";
+
+/// A kind whose spec has `fields`, followed by `items`.
+fn kind(kube: &str, fields: &str, items: &str) -> String {
+    format!(
+        "{HEAD}#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n\
+         #[kube(group = \"t.example.com\", version = \"v1\", kind = \"Thing\"{kube})]\n\
+         pub struct ThingSpec {{\n{fields}\n}}\n{items}"
+    )
+}
+
+const DERIVES: &str = "#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]";
+
+/// (README entry, source, a fragment of the refusal).
+fn refused() -> Vec<(&'static str, String, &'static str)> {
+    vec![
+        (
+            "schema_with computed in code",
+            kind(
+                "",
+                "    #[schemars(schema_with = \"f\")]\n    pub a: String,",
+                "fn f(g: &mut schemars::SchemaGenerator) -> schemars::Schema { g.subschema_for::<u8>() }\n",
+            ),
+            "the schema is produced by user code",
+        ),
+        (
+            "schema_with on an enum variant",
+            kind(
+                "",
+                "    pub a: E,",
+                &format!(
+                    "{DERIVES}\npub enum E {{ #[schemars(schema_with = \"f\")] A(String) }}\nfn f(_: &mut schemars::SchemaGenerator) -> schemars::Schema {{ schemars::json_schema!({{\"type\": \"string\"}}) }}\n"
+                ),
+            ),
+            "`#[schemars(schema_with = ...)]` on a variant",
+        ),
+        (
+            "schemars transform",
+            kind("", "    #[schemars(transform = f)]\n    pub a: String,", ""),
+            "the schema is produced by user code",
+        ),
+        (
+            "hand-written impl JsonSchema",
+            kind(
+                "",
+                "    pub a: Custom,",
+                "#[derive(Clone, Debug, Deserialize, Serialize)]\npub struct Custom;\nimpl JsonSchema for Custom {}\n",
+            ),
+            "hand-written `impl JsonSchema`",
+        ),
+        (
+            "schema = \"manual\"",
+            kind(", schema = \"manual\"", "    pub a: String,", ""),
+            "the schema is set by user code",
+        ),
+        (
+            "serde with/from/into/try_from",
+            kind(
+                "",
+                "    pub a: Conv,",
+                &format!(
+                    "{DERIVES}\n#[serde(from = \"String\")]\npub struct Conv {{ pub s: String }}\n"
+                ),
+            ),
+            "the schema comes from another type's conversion",
+        ),
+        (
+            "serde with on a field",
+            kind("", "    #[serde(with = \"m\")]\n    pub a: String,", ""),
+            "schemars would take the schema of the named module/type",
+        ),
+        (
+            "computed default function",
+            kind(
+                "",
+                "    #[serde(default = \"f\")]\n    pub a: u32,",
+                "fn f() -> u32 { let x = 2; x * 3 }\n",
+            ),
+            "its body is not a single literal expression",
+        ),
+        (
+            "default from a hand-written Default impl",
+            kind(
+                "",
+                "    #[serde(default)]\n    pub a: Opts,",
+                &format!(
+                    "{DERIVES}\npub struct Opts {{ pub n: u8 }}\nimpl Default for Opts {{ fn default() -> Self {{ Opts {{ n: 3 }} }} }}\n"
+                ),
+            ),
+            "hand-written `Default` impl",
+        ),
+        (
+            "serialize_with default that is written",
+            kind(
+                "",
+                "    #[serde(default, serialize_with = \"s\")]\n    pub a: u32,",
+                "fn s<S: serde::Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> { s.serialize_u32(*v) }\n",
+            ),
+            "the default is serialized by user code",
+        ),
+        (
+            "computed example, extend or doc",
+            kind(
+                "",
+                "    #[doc = include_str!(\"a.md\")]\n    pub a: String,",
+                "",
+            ),
+            "its text is only known after macro expansion",
+        ),
+        (
+            "computed validation value",
+            kind(
+                "",
+                "    #[validate(length(max = MAX))]\n    pub a: String,",
+                "const MAX: usize = 8 * 8;\n",
+            ),
+            "this validation bound",
+        ),
+        (
+            "computed CEL rule",
+            kind(", validation = rule()", "    pub a: String,", ""),
+            "this CEL `validation` expression",
+        ),
+        (
+            "storage chosen at build time",
+            format!(
+                "{HEAD}#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n\
+                 #[kube(group = \"t.example.com\", version = \"v1\", kind = \"Thing\")]\n\
+                 #[cfg_attr(debug_assertions, kube(storage = false))]\n\
+                 pub struct ThingSpec {{ pub a: String }}\n"
+            ),
+            "`#[cfg(debug_assertions)]`",
+        ),
+        (
+            "type from outside the sources",
+            kind("", "    pub a: billing::Money,", ""),
+            "comes from outside the given sources",
+        ),
+        (
+            "recursive type",
+            kind(
+                "",
+                "    pub a: Node,",
+                &format!("{DERIVES}\npub struct Node {{ pub children: Vec<Node> }}\n"),
+            ),
+            "schemars would emit a `$ref`",
+        ),
+        (
+            "tuple struct",
+            kind(
+                "",
+                "    pub a: Pair,",
+                &format!("{DERIVES}\npub struct Pair(pub u8, pub String);\n"),
+            ),
+            "tuple schemas (`prefixItems`) are not structural",
+        ),
+        (
+            "empty tuple variant",
+            kind(
+                "",
+                "    pub a: E,",
+                &format!("{DERIVES}\npub enum E {{ A {{ x: u8 }}, V() }}\n"),
+            ),
+            "tuple schemas (`prefixItems`) are not structural",
+        ),
+        (
+            "empty tuple variant of an untagged enum",
+            kind(
+                "",
+                "    pub a: E,",
+                &format!("{DERIVES}\n#[serde(untagged)]\npub enum E {{ A {{ x: u8 }}, V() }}\n"),
+            ),
+            "tuple schemas (`prefixItems`) are not structural",
+        ),
+        (
+            "internally tagged enum",
+            kind(
+                "",
+                "    pub a: E,",
+                &format!(
+                    "{DERIVES}\n#[serde(tag = \"t\")]\npub enum E {{ A {{ x: u8 }}, B {{ y: u8 }} }}\n"
+                ),
+            ),
+            "cannot merge the variants' shared tag property",
+        ),
+        (
+            "enum mixing unit and data variants",
+            kind(
+                "",
+                "    pub a: E,",
+                &format!("{DERIVES}\npub enum E {{ A(String), B }}\n"),
+            ),
+            "makes a schema kube-derive rejects",
+        ),
+        (
+            "untagged enum of scalars",
+            kind(
+                "",
+                "    pub a: E,",
+                &format!("{DERIVES}\n#[serde(untagged)]\npub enum E {{ N(u16), S(String) }}\n"),
+            ),
+            "makes a schema the API server rejects",
+        ),
+        (
+            "serde_json::Value",
+            kind("", "    pub a: serde_json::Value,", ""),
+            "makes a schema the API server rejects",
+        ),
+        (
+            "nested Option",
+            kind("", "    pub a: Option<Option<u8>>,", ""),
+            "nested `Option`s are not supported",
+        ),
+        (
+            "map with non-String keys",
+            kind("", "    pub a: std::collections::BTreeMap<u8, String>,", ""),
+            "only `String` keys are supported",
+        ),
+        (
+            "lifetime or const parameters",
+            kind(
+                "",
+                "    pub a: Buf<4>,",
+                &format!("{DERIVES}\npub struct Buf<const N: usize> {{ pub b: [u8; N] }}\n"),
+            ),
+            "only type parameters are supported",
+        ),
+    ]
+}
+
+#[test]
+fn every_listed_refusal_still_refuses() {
+    let mut failures = Vec::new();
+    for (what, text, fragment) in refused() {
+        let source = SourceFile {
+            path: PathBuf::from("src/api/t.rs"),
+            text,
+        };
+        match generate(&[source]) {
+            Ok(out) => failures.push(format!("{what}: generated {:?}", out.keys())),
+            Err(d) => {
+                let d = d.to_string();
+                if !d.contains(fragment) || !(d.contains("--exact") || d.contains("rejects")) {
+                    failures.push(format!("{what}: expected {fragment:?} in\n{d}"));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
