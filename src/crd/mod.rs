@@ -59,8 +59,16 @@ pub fn generate(sources: &[SourceFile]) -> Result<BTreeMap<String, String>, Diag
     })
 }
 
-/// The merged CRDs, one per group/kind, sorted by group and kind.
+/// The merged CRDs, one per group/kind, sorted by group and kind. The types of kinds the
+/// project does not own (under `src/api/external/`) have no CRD of the project's: they are
+/// passed over.
 pub fn generate_crds(sources: &[SourceFile]) -> Result<Vec<CustomResourceDefinition>, Diagnostics> {
+    let sources: Vec<SourceFile> = sources
+        .iter()
+        .filter(|s| !crate::external::is_external(&s.path))
+        .cloned()
+        .collect();
+    let sources = sources.as_slice();
     let mut diags = Vec::new();
     let base = common_dir(sources);
     let mut files = Vec::new();
