@@ -23,8 +23,13 @@ hyperfine --warmup 3 --prepare "rm -rf $work/init && mkdir $work/init" \
 # The largest golden project, as a real project to read.
 for golden in testdata/project-v1 testdata/project-init; do [ -d "$golden" ] && break; done
 cp -r "$golden" "$work/golden"
+cp -r testdata/project-v1 "$work/v1-lint"
+cp -r testdata/lint-seeded "$work/seeded"
 echo "== generate crds --check on $golden"
 hyperfine --warmup 5 -N "$bin -C $work/golden generate crds --check"
+
+echo "== lint on testdata/project-v1 (target: under 50 ms), and on the seeded fixture"
+hyperfine --warmup 5 -N "$bin -C $work/v1-lint lint" "$bin -C $work/seeded lint --format json" -i
 
 echo "== every command on a fresh copy of testdata/project-v1"
 cp -r testdata/project-v1 "$work/v1-source"

@@ -57,6 +57,11 @@ pub enum Command {
     /// Regenerate the files rsbuilder owns from the Rust source
     #[command(subcommand)]
     Generate(commands::generate::GenerateCommand),
+    /// Review the API offline: CEL rules, samples, printer columns, versions, size, RBAC
+    #[command(
+        after_help = "Examples:\n  rsbuilder lint                        # in a project\n  rsbuilder lint --deny warnings --format json\n  rsbuilder lint --crds config/crd/bases --samples config/samples\n  rsbuilder lint --explain cel-invalid"
+    )]
+    Lint(commands::lint::LintArgs),
     /// Experimental commands
     #[command(subcommand)]
     Alpha(commands::alpha::AlphaCommand),
@@ -163,6 +168,7 @@ pub fn execute(command: Command, global: &Global) -> anyhow::Result<()> {
         }
         Command::Edit(args) => commands::edit::run(global, args),
         Command::Generate(command) => commands::generate::run(global, command),
+        Command::Lint(args) => commands::lint::run(global, args),
         Command::Alpha(command) => commands::alpha::run(global, command),
         Command::Completion { shell } => {
             clap_complete::generate(

@@ -5,6 +5,7 @@ pub mod commands;
 pub mod crd;
 pub mod errors;
 pub mod external;
+pub mod lint;
 pub mod lock;
 pub mod lockfile;
 pub mod names;

@@ -193,6 +193,27 @@ fn number(digits: &str) -> Option<u32> {
     if ok { digits.parse().ok() } else { None }
 }
 
+/// The crates every Rust program can name without a dependency.
+const BUILTIN_CRATES: &[&str] = &["std", "core", "alloc", "proc_macro", "test"];
+
+/// The project's crate name (its name in snake case), as `use <crate>::...` needs it: a
+/// Rust identifier that is no keyword, no built-in crate and none of its own dependencies.
+pub fn crate_name(project_name: &str, crate_name: &str, dependencies: &[String]) -> Result<()> {
+    let why = if syn::parse_str::<syn::Ident>(crate_name).is_err() {
+        "a Rust keyword or not a Rust identifier"
+    } else if BUILTIN_CRATES.contains(&crate_name) {
+        "a crate of Rust's own"
+    } else if dependencies.iter().any(|d| d == crate_name) {
+        "a crate the project depends on"
+    } else {
+        return Ok(());
+    };
+    bail!(
+        "invalid project name {project_name:?}: its crate would be `{crate_name}`, {why}; \
+         pass --project-name to choose another, e.g. \"my-{project_name}\""
+    )
+}
+
 /// Rust keywords and names that a `#[derive(CustomResource)]` kind may not take
 /// because the generated code or prelude already uses them.
 const RESERVED_KINDS: &[&str] = &[

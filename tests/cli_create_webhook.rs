@@ -339,8 +339,8 @@ fn conversion_scaffolds_the_hub_and_each_spoke() {
     }
     let spoke = read(d, "src/api/batch/v1alpha1/cron_job_conversion.rs");
     for needle in [
-        "impl From<spoke::CronJob> for hub::CronJob",
-        "impl From<hub::CronJob> for spoke::CronJob",
+        "impl TryFrom<spoke::CronJob> for hub::CronJob",
+        "impl TryFrom<hub::CronJob> for spoke::CronJob",
         "pub fn to_hub(src: spoke::CronJob) -> hub::CronJob",
         "spec: cron_job_spec_to_hub(src.spec),",
         "status: src.status.map(cron_job_status_to_hub),",
@@ -577,4 +577,31 @@ fn generated_rust_is_rustfmt_clean() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn the_network_policies_admit_the_webhooks_in_old_projects_too() {
+    let policies = "config/network-policy/kustomization.yaml";
+    let dir = project();
+    // A project scaffolded before the list of policies had its marker: the entry joins the
+    // list all the same (the list is edited as YAML, the marker only places new entries).
+    let old = "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n\
+               resources:\n- allow-metrics-traffic.yaml\n";
+    fs::write(dir.path().join(policies), old).unwrap();
+    ok(&webhook(dir.path(), &["--version", "v1", "--defaulting"]));
+    assert_eq!(
+        read(dir.path(), policies),
+        format!("{old}- allow-webhook-traffic.yaml\n")
+    );
+    assert!(
+        dir.path()
+            .join("config/network-policy/allow-webhook-traffic.yaml")
+            .is_file()
+    );
+
+    // A project without network policies gets none.
+    let dir = project();
+    fs::remove_dir_all(dir.path().join("config/network-policy")).unwrap();
+    ok(&webhook(dir.path(), &["--version", "v1", "--defaulting"]));
+    assert!(!dir.path().join("config/network-policy").exists());
 }

@@ -769,3 +769,181 @@ fn a_group_named_target_is_read_like_any_other() {
         "{out}"
     );
 }
+
+// ---- item 8: names that compile nowhere -------------------------------------------------
+
+/// The first line of an error, which must say everything.
+fn first_line(err: &str) -> &str {
+    err.lines().next().unwrap_or_default()
+}
+
+#[test]
+fn kinds_named_like_what_the_generated_code_uses_compile_or_are_refused_naming_the_clash() {
+    let dir = tempfile::tempdir().unwrap();
+    init(dir.path());
+    // Types the generated code names through a module (`metav1::Condition`) can be kinds;
+    // `testdata/project-multigroup` builds one named `Condition`.
+    for kind in ["Condition", "Time"] {
+        ok(&rsbuilder(
+            dir.path(),
+            &[
+                "create",
+                "api",
+                "--group",
+                "g",
+                "--version",
+                "v1",
+                "--kind",
+                kind,
+            ],
+        ));
+    }
+    // Names a generated file binds beside the kind, and the file and binding at fault.
+    for (kind, clash) in [
+        (
+            "Controller",
+            "`kube::runtime::controller::Controller`, which src/controllers/controller.rs imports",
+        ),
+        (
+            "Context",
+            "`super::Context`, which src/controllers/context.rs imports",
+        ),
+        (
+            "Api",
+            "`kube::api::Api`, which src/controllers/api.rs imports",
+        ),
+        ("Error", "`Error`, which src/controllers/error.rs defines"),
+        (
+            "JsonSchema",
+            "`schemars::JsonSchema`, which src/api/g/v1/json_schema.rs imports",
+        ),
+        (
+            "Serialize",
+            "`serde::Serialize`, which src/api/g/v1/serialize.rs imports",
+        ),
+        (
+            "Resource",
+            "`kube::Resource`, which src/controllers/resource.rs imports",
+        ),
+        (
+            "Event",
+            "`kube::runtime::events::Event`, which src/controllers/event.rs imports",
+        ),
+    ] {
+        let err = refused(
+            dir.path(),
+            &[
+                "create",
+                "api",
+                "--group",
+                "g",
+                "--version",
+                "v1",
+                "--kind",
+                kind,
+            ],
+        );
+        assert_eq!(
+            first_line(&err),
+            format!(
+                "error: kind \"{kind}\" clashes with {clash}; choose another kind name, e.g. \"{kind}Resource\""
+            )
+        );
+    }
+    // --force must not overwrite the helper either.
+    for force in [&[][..], &["--force"][..]] {
+        let args = [
+            &[
+                "create",
+                "api",
+                "--group",
+                "g",
+                "--version",
+                "v1",
+                "--kind",
+                "Backoff",
+            ][..],
+            force,
+        ]
+        .concat();
+        let err = refused(dir.path(), &args);
+        assert!(
+            first_line(&err).contains(
+                "would put its controller in src/controllers/backoff.rs, which holds a helper"
+            ),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn a_kind_that_clashes_only_with_webhook_code_is_refused_by_create_webhook() {
+    let dir = tempfile::tempdir().unwrap();
+    init(dir.path());
+    ok(&rsbuilder(
+        dir.path(),
+        &[
+            "create",
+            "api",
+            "--group",
+            "g",
+            "--version",
+            "v1",
+            "--kind",
+            "Bytes",
+        ],
+    ));
+    let err = refused(
+        dir.path(),
+        &[
+            "create",
+            "webhook",
+            "--group",
+            "g",
+            "--version",
+            "v1",
+            "--kind",
+            "Bytes",
+            "--defaulting",
+        ],
+    );
+    assert!(
+        first_line(&err).starts_with(
+            "error: kind \"Bytes\" clashes with `axum::body::Bytes`, which src/webhooks/"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_directory_whose_name_is_no_crate_name_is_refused_by_init() {
+    for (name, why) in [
+        ("type", "a Rust keyword or not a Rust identifier"),
+        ("self", "a Rust keyword or not a Rust identifier"),
+        ("1abc", "a Rust keyword or not a Rust identifier"),
+        ("std", "a crate of Rust's own"),
+        ("kube", "a crate the project depends on"),
+    ] {
+        let parent = tempfile::tempdir().unwrap();
+        let dir = parent.path().join(name);
+        fs::create_dir(&dir).unwrap();
+        let err = refused(&dir, &["init", "--domain", "example.com"]);
+        assert_eq!(
+            first_line(&err),
+            format!(
+                "error: invalid project name \"{name}\": its crate would be `{name}`, {why}; pass \
+                 --project-name to choose another, e.g. \"my-{name}\""
+            )
+        );
+        ok(&rsbuilder(
+            &dir,
+            &[
+                "init",
+                "--domain",
+                "example.com",
+                "--project-name",
+                &format!("my-{name}"),
+            ],
+        ));
+    }
+}

@@ -116,10 +116,27 @@ pub fn run(global: &Global, args: InitArgs) -> Result<()> {
 pub fn plan(renderer: &Renderer, ctx: &ProjectContext, project: &Project) -> Result<Plan> {
     let mut plan = Plan::new();
     for (path, text) in renderer.render_dir("init", ctx)? {
+        if path == "Cargo.toml" {
+            names::crate_name(&ctx.project_name, &ctx.crate_name, &dependencies(&text)?)?;
+        }
         plan.scaffold(path, text);
     }
     plan.generate(project::FILE, project.to_yaml());
     Ok(plan)
+}
+
+/// The crates the generated `Cargo.toml` depends on, in any table: the project's own crate
+/// may not take one of their names.
+fn dependencies(cargo_toml: &str) -> Result<Vec<String>> {
+    let doc: toml_edit::DocumentMut = cargo_toml
+        .parse()
+        .context("the generated Cargo.toml does not parse")?;
+    let tables = ["dependencies", "dev-dependencies", "build-dependencies"];
+    Ok(tables
+        .iter()
+        .filter_map(|t| doc.get(t).and_then(|d| d.as_table_like()))
+        .flat_map(|t| t.iter().map(|(name, _)| name.replace('-', "_")))
+        .collect())
 }
 
 pub fn context(

@@ -6,6 +6,7 @@ pub mod create;
 pub mod edit;
 pub mod generate;
 pub mod init;
+pub mod lint;
 pub mod version;
 
 use std::path::PathBuf;
@@ -72,6 +73,9 @@ fn access(command: &Command, global: &Global) -> Option<(PathBuf, Access)> {
             let input = args.input_dir.clone().unwrap_or_else(|| ".".into());
             return Some((global.dir.join(input), Access::Read));
         }
+        // It only reads; `--explain` reads nothing.
+        Command::Lint(args) if args.explain.is_some() => return None,
+        Command::Lint(_) => Access::Read,
         Command::Completion { .. } | Command::Version => return None,
     };
     Some((global.dir.clone(), access))

@@ -6,6 +6,7 @@
 mod confine;
 mod edit;
 mod fsops;
+pub mod kind_clash;
 mod markers;
 mod plan;
 mod render;

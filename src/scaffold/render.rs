@@ -32,6 +32,11 @@ impl Renderer {
         Ok(Self { registry })
     }
 
+    /// The name of every template, its path under `templates/`.
+    pub fn template_names(&self) -> impl Iterator<Item = &str> {
+        self.registry.get_templates().keys().map(String::as_str)
+    }
+
     pub fn render(&self, template: &str, ctx: &impl Serialize) -> Result<String> {
         self.registry
             .render(template, ctx)

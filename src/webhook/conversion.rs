@@ -165,7 +165,10 @@ pub fn storage_version(sources: &Sources, api_group: &str, kind: &str) -> Result
 }
 
 fn sample_doc(version: &str, kind: &str) -> String {
-    format!("A {version} {kind} with a value in every field, for the tests and the benchmark.")
+    format!(
+        "A {version} {kind} with a value in every field and two items in every list, for the \
+         tests and the benchmark."
+    )
 }
 
 /// A resolved field type.
@@ -999,7 +1002,8 @@ impl<'i, 'a> Gen<'i, 'a> {
                 let value = self.sample_expr(inner, hint);
                 match w {
                     Wrapper::Option => call("Some", vec![value]),
-                    Wrapper::Vec => vec_of(vec![value]),
+                    // Two items, so that a conversion that keeps only one shows.
+                    Wrapper::Vec => vec_of(vec![value.clone(), value]),
                     Wrapper::Box | Wrapper::Arc | Wrapper::Rc => {
                         call(format!("{}::new", wrapper_path(*w)), vec![value])
                     }

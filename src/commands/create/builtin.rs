@@ -102,6 +102,13 @@ builtins![
     apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
 ];
 
+/// The built-in kind `kind` defined in the Rust module `module` (`k8s_openapi::api::core::v1`).
+pub fn by_module(module: &str, kind: &str) -> Option<Builtin> {
+    all()
+        .into_iter()
+        .find(|b| b.module == module && b.kind == kind)
+}
+
 /// The API group as users write it: `core` for the core group.
 pub fn display_group(group: &str) -> &str {
     if group.is_empty() { "core" } else { group }
@@ -165,6 +172,9 @@ mod tests {
         );
         let role = lookup("rbac.authorization.k8s.io", "v1", "ClusterRole").unwrap();
         assert!(!role.namespaced);
+        let pod = by_module("k8s_openapi::api::core::v1", "Pod").unwrap();
+        assert_eq!((pod.group, pod.plural), ("", "pods"));
+        assert_eq!(by_module("k8s_openapi::api::apps::v1", "Pod"), None);
     }
 
     #[test]

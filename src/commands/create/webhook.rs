@@ -20,7 +20,7 @@ use crate::cli::Global;
 use crate::commands::write_plan;
 use crate::names;
 use crate::project::{self, Project, Resource};
-use crate::scaffold::{Edit, ListAt, ListEntries, Plan, Renderer, Tree};
+use crate::scaffold::{Edit, ListAt, ListEntries, Plan, Renderer, Tree, kind_clash};
 use crate::webhook::emit::{self, atom, call};
 use crate::webhook::{self, conversion, manifests};
 
@@ -97,9 +97,11 @@ const CARGO: &str = "Cargo.toml";
 const MAKEFILE: &str = "Makefile";
 const WEBHOOKS_MOD: &str = "src/webhooks/mod.rs";
 const CONVERSION: &str = "src/webhooks/conversion.rs";
+const LOSSLESS: &str = "src/webhooks/lossless.rs";
 const BENCH: &str = "benches/conversion.rs";
 const DEFAULT_KUSTOMIZATION: &str = "config/default/kustomization.yaml";
 const CRD_KUSTOMIZATION: &str = "config/crd/kustomization.yaml";
+const NETWORK_POLICY_KUSTOMIZATION: &str = "config/network-policy/kustomization.yaml";
 
 pub fn run(global: &Global, args: WebhookArgs) -> Result<()> {
     let project = Project::load(&global.dir)?;
@@ -238,6 +240,12 @@ pub fn plan(
     }
     plan.generate(manifests::FILE, manifests::render(&updated)?);
     plan.generate(project::FILE, updated.to_yaml());
+    let kind = kind_clash::Kind {
+        name: &args.kind,
+        module: &ctx.kind_snake,
+        crate_name: &ctx.crate_name,
+    };
+    kind_clash::check(&plan.resolve(tree, args.force)?, &kind)?;
 
     let mut next = String::from("\nNext:");
     if admission.contains(&Admission::Defaulting) {
@@ -547,7 +555,7 @@ fn plan_server(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx)
         )
         .by("source"),
     );
-    Ok(())
+    plan_network_policy(tree, renderer, plan, ctx)
 }
 
 /// The source of the replacement that injects the `index`th part (0: namespace, 1: name)
@@ -570,6 +578,38 @@ fn certificate_source(index: usize) -> serde_yaml::Value {
         source.insert(key.into(), value.into());
     }
     serde_yaml::Value::Mapping(source)
+}
+
+/// The policy that admits the API server to the webhook server, beside the metrics one,
+/// unless the project has no `config/network-policy` (the user removed it).
+fn plan_network_policy(
+    tree: &dyn Tree,
+    renderer: &Renderer,
+    plan: &mut Plan,
+    ctx: &Ctx,
+) -> Result<()> {
+    if tree
+        .read(Path::new(NETWORK_POLICY_KUSTOMIZATION))?
+        .is_none()
+    {
+        return Ok(());
+    }
+    scaffold_missing(
+        tree,
+        renderer,
+        plan,
+        ctx,
+        "config/network-policy/allow-webhook-traffic.yaml",
+    )?;
+    plan.add_to_list(
+        NETWORK_POLICY_KUSTOMIZATION,
+        ListEntries::new(
+            "resources",
+            "network-policies",
+            "- allow-webhook-traffic.yaml",
+        ),
+    );
+    Ok(())
 }
 
 /// Scaffolds `file` from `templates/webhook/<file>.hbs` unless it exists.
@@ -642,18 +682,16 @@ fn plan_admission(env: &Env, plan: &mut Plan, ctx: &mut Ctx, kinds: &[Admission]
         plan.insert(
             WEBHOOKS_MOD,
             "webhook-routes",
-            route_line(route, &format!("{module}::{handler}")),
+            route_line(&format!("{route:?}"), &format!("{module}::{handler}")),
         );
     }
     Ok(())
 }
 
-/// `("/path", post(handler)),` as rustfmt writes it in the list of routes.
+/// `(path, post(handler)),` as rustfmt writes it in the list of routes; `path` is Rust: a
+/// string literal or a constant.
 fn route_line(path: &str, handler: &str) -> String {
-    let tuple = call(
-        "",
-        vec![atom(format!("{path:?}")), call("post", vec![atom(handler)])],
-    );
+    let tuple = call("", vec![atom(path), call("post", vec![atom(handler)])]);
     let lines = tuple.render(8, "", ",");
     lines
         .iter()
@@ -700,11 +738,13 @@ fn plan_conversion(
         force,
     } = *env;
     scaffold_missing(tree, renderer, plan, ctx, CONVERSION)?;
+    scaffold_missing(tree, renderer, plan, ctx, LOSSLESS)?;
     plan.insert(WEBHOOKS_MOD, "webhook-modules", "pub mod conversion;");
+    plan.insert(WEBHOOKS_MOD, "webhook-modules", "pub mod lossless;");
     plan.insert(
         WEBHOOKS_MOD,
         "webhook-routes",
-        route_line("/convert", "conversion::convert"),
+        route_line("CONVERSION_PATH", "conversion::convert"),
     );
     let hub_mod = format!(
         "crate::api::{}::{}::{}_conversion",
@@ -779,9 +819,9 @@ fn plan_conversion(
         c.functions = code.functions;
         c.sample = code.sample;
         c.imports = if code.uses_map_values {
-            "{ConversionError, from_json, lossless, map_values, to_json}".into()
+            "{ConversionError, from_json, map_values, to_json}".into()
         } else {
-            "{ConversionError, from_json, lossless, to_json}".into()
+            "{ConversionError, from_json, to_json}".into()
         };
         let mut versions = [ctx.hub.clone(), spoke.clone()];
         versions.sort_by(|a, b| version_sort(a, b));
@@ -913,12 +953,12 @@ mod tests {
     #[test]
     fn routes_fit_or_break_like_rustfmt() {
         assert_eq!(
-            route_line("/convert", "conversion::convert"),
-            "(\"/convert\", post(conversion::convert)),"
+            route_line("CONVERSION_PATH", "conversion::convert"),
+            "(CONVERSION_PATH, post(conversion::convert)),"
         );
         assert_eq!(
             route_line(
-                "/mutate-batch-example-com-v1-cronjob",
+                "\"/mutate-batch-example-com-v1-cronjob\"",
                 "batch_v1_cron_job::mutate"
             ),
             "(\n    \"/mutate-batch-example-com-v1-cronjob\",\n    post(batch_v1_cron_job::mutate),\n),"

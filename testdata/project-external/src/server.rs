@@ -8,6 +8,7 @@
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use anyhow::Context as _;
 use axum::Router;
@@ -15,7 +16,7 @@ use axum::extract::State;
 use axum::http::{StatusCode, header};
 use axum::response::IntoResponse;
 use axum::routing::get;
-use tokio_rustls::rustls::ServerConfig;
+use tokio::net::TcpListener;
 use tracing::info;
 
 use crate::metrics::Metrics;
@@ -31,7 +32,7 @@ pub enum MetricsSecurity {
     /// HTTPS, to callers whose bearer token the API server authenticates and allows to
     /// `get /metrics`.
     Secure {
-        tls: Box<ServerConfig>,
+        certificate: tls::Serving,
         auth: MetricsAuth,
     },
 }
@@ -115,41 +116,52 @@ pub fn probes_router(health: Health) -> Router {
         .with_state(health)
 }
 
+/// Serves `/metrics` on `listener` until `shutdown`; a certificate read from a directory
+/// is read again every `reload_interval`.
 pub async fn serve_metrics(
-    addr: SocketAddr,
+    listener: TcpListener,
     metrics: Arc<Metrics>,
     security: MetricsSecurity,
+    reload_interval: Duration,
     shutdown: Shutdown,
 ) -> anyhow::Result<()> {
     match security {
         MetricsSecurity::Insecure => {
-            serve("metrics", addr, metrics_router(metrics), shutdown).await
+            serve("metrics", listener, metrics_router(metrics), shutdown).await
         }
-        MetricsSecurity::Secure { tls, auth } => {
+        MetricsSecurity::Secure { certificate, auth } => {
             let router = secure_metrics_router(metrics, auth);
-            tls::serve("metrics", addr, *tls, router, shutdown).await
+            tls::serve(listener, certificate, reload_interval, router, shutdown).await
         }
     }
 }
 
+/// Serves `/healthz` and `/readyz` on `listener` until `shutdown`.
 pub async fn serve_probes(
-    addr: SocketAddr,
+    listener: TcpListener,
     health: Health,
     shutdown: Shutdown,
 ) -> anyhow::Result<()> {
-    serve("health probes", addr, probes_router(health), shutdown).await
+    serve("health probes", listener, probes_router(health), shutdown).await
 }
 
-async fn serve(
-    what: &str,
-    addr: SocketAddr,
-    router: Router,
-    shutdown: Shutdown,
-) -> anyhow::Result<()> {
-    let listener = tokio::net::TcpListener::bind(addr)
+/// Binds the `what` server to `addr`. The manager binds its servers before it starts
+/// anything else, so that a port in use stops it at once.
+pub async fn bind(what: &str, addr: SocketAddr) -> anyhow::Result<TcpListener> {
+    let listener = TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot bind the {what} server to {addr}"))?;
     info!(%addr, "serving {what}");
+    Ok(listener)
+}
+
+/// Serves `router` over plain HTTP until `shutdown`.
+async fn serve(
+    what: &str,
+    listener: TcpListener,
+    router: Router,
+    shutdown: Shutdown,
+) -> anyhow::Result<()> {
     axum::serve(listener, router)
         .with_graceful_shutdown(shutdown.wait())
         .await
@@ -180,5 +192,46 @@ async fn readyz(State(health): State<Health>) -> impl IntoResponse {
             StatusCode::SERVICE_UNAVAILABLE,
             format!("not ready: {}", not_ready.join(", ")),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use kube::Client;
+
+    use super::*;
+    use crate::tls::testing::{CERT_A, KEY_A, assert_picks_up_a_renewal, temp_dir, write_pair};
+
+    /// Metrics authentication whose API server is never asked: this test looks at the
+    /// TLS handshake only.
+    fn unused_auth() -> MetricsAuth {
+        let (api, _) = tower_test::mock::pair::<
+            http::Request<kube::client::Body>,
+            http::Response<kube::client::Body>,
+        >();
+        MetricsAuth::new(Client::new(api, "default"))
+    }
+
+    #[tokio::test]
+    async fn the_metrics_server_picks_up_a_renewed_certificate() -> anyhow::Result<()> {
+        let dir = temp_dir("metrics-certs");
+        write_pair(&dir, CERT_A, KEY_A);
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let security = MetricsSecurity::Secure {
+            certificate: tls::Serving::load("metrics", Some(dir.clone()))?,
+            auth: unused_auth(),
+        };
+        let metrics = Arc::new(Metrics::default());
+        let (trigger, shutdown) = Shutdown::channel();
+        let reload = Duration::from_millis(50);
+        let server = tokio::spawn(serve_metrics(listener, metrics, security, reload, shutdown));
+
+        assert_picks_up_a_renewal(addr, &dir).await;
+
+        trigger.fire();
+        server.await??;
+        std::fs::remove_dir_all(&dir)?;
+        Ok(())
     }
 }

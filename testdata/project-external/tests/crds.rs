@@ -23,7 +23,7 @@ fn manifests_on_disk() -> Result<Crds, Box<dyn std::error::Error>> {
         let path = entry?.path();
         if path.extension().is_some_and(|ext| ext == "yaml") {
             let crd: CustomResourceDefinition =
-                serde_yaml::from_str(&std::fs::read_to_string(&path)?)?;
+                serde_saphyr::from_str(&std::fs::read_to_string(&path)?)?;
             crds.insert(crd.name_any(), serde_json::to_value(&crd)?);
         }
     }

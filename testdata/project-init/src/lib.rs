@@ -13,6 +13,7 @@ pub mod metrics;
 pub mod metrics_auth;
 pub mod server;
 pub mod shutdown;
+pub mod supervisor;
 pub mod telemetry;
 pub mod tls;
 // +rsbuilder:scaffold:modules

@@ -1,7 +1,7 @@
 // Copyright Example Org
 // SPDX-License-Identifier: MIT
 
-//! Graceful shutdown: one signal, observed by every task.
+//! Graceful shutdown: one request, observed by every task.
 
 use tokio::sync::watch;
 
@@ -9,13 +9,14 @@ use tokio::sync::watch;
 #[derive(Clone, Debug)]
 pub struct Shutdown(watch::Receiver<bool>);
 
-/// Requests shutdown; dropping it without firing also releases every waiter.
-#[derive(Debug)]
+/// Requests shutdown. Clones request the same one; dropping every clone without firing
+/// also releases every waiter.
+#[derive(Clone, Debug)]
 pub struct Trigger(watch::Sender<bool>);
 
 impl Trigger {
-    pub fn fire(self) {
-        let _ = self.0.send(true);
+    pub fn fire(&self) {
+        self.0.send_replace(true);
     }
 }
 
@@ -26,19 +27,26 @@ impl Shutdown {
         (Trigger(sender), Self(receiver))
     }
 
-    /// Requests shutdown on SIGTERM (what Kubernetes sends) or SIGINT (Ctrl-C).
-    pub fn listen() -> Self {
+    /// A shutdown that SIGTERM (what Kubernetes sends) or SIGINT (Ctrl-C) requests, and so
+    /// does the returned trigger.
+    pub fn on_signal() -> (Trigger, Self) {
         let (trigger, shutdown) = Self::channel();
+        let on_signal = trigger.clone();
         tokio::spawn(async move {
             wait_for_signal().await;
-            trigger.fire();
+            on_signal.fire();
         });
-        shutdown
+        (trigger, shutdown)
+    }
+
+    /// Whether shutdown was requested.
+    pub fn is_requested(&self) -> bool {
+        *self.0.borrow()
     }
 
     /// Resolves when shutdown was requested.
     pub async fn wait(mut self) {
-        // An error means the trigger was dropped: nobody can ask any more, so stop too.
+        // An error means every trigger was dropped: nobody can ask any more, so stop too.
         let _ = self.0.wait_for(|requested| *requested).await;
     }
 }

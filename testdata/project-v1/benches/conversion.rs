@@ -2,13 +2,14 @@
 // SPDX-License-Identifier: Apache-2.0
 
 //! Throughput of the conversion webhook: ConversionReviews of 100 objects, from each
-//! version of a kind to its hub and back. Run it with `cargo bench --bench conversion`.
+//! version of a kind to its hub and back, and back again with what the hub holds and the
+//! other version cannot kept in an annotation. Run it with `cargo bench --bench conversion`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use project_v1::webhooks::conversion::review;
+use project_v1::webhooks::conversion::{convert_object, review};
 
 /// Objects in each ConversionReview.
 const OBJECTS: usize = 100;
@@ -30,6 +31,13 @@ fn conversion_review(object: &impl Serialize, api_version: &str) -> Vec<u8> {
     .into_bytes()
 }
 
+/// `object` as a client of `api_version` reads it: with what that version cannot hold kept
+/// in an annotation, put back when the object is converted back.
+fn read_as(object: &impl Serialize, api_version: &str) -> Value {
+    let object = serde_json::to_value(object).expect("a serializable object");
+    convert_object(object, api_version).expect("a convertible object")
+}
+
 /// Each case: a name, and a ConversionReview.
 fn cases() -> Vec<(String, Vec<u8>)> {
     let mut cases = Vec::new();
@@ -37,6 +45,7 @@ fn cases() -> Vec<(String, Vec<u8>)> {
         use project_v1::api::batch::{v1, v1alpha1};
         let hub = v1::cron_job_conversion::sample();
         let spoke = v1alpha1::cron_job_conversion::sample();
+        let read = read_as(&hub, "batch.example.com/v1alpha1");
         cases.push((
             "CronJob v1alpha1 to v1".to_string(),
             conversion_review(&spoke, "batch.example.com/v1"),
@@ -45,11 +54,16 @@ fn cases() -> Vec<(String, Vec<u8>)> {
             "CronJob v1 to v1alpha1".to_string(),
             conversion_review(&hub, "batch.example.com/v1alpha1"),
         ));
+        cases.push((
+            "CronJob v1 read as v1alpha1, back to v1".to_string(),
+            conversion_review(&read, "batch.example.com/v1"),
+        ));
     }
     {
         use project_v1::api::batch::{v1, v1beta1};
         let hub = v1::cron_job_conversion::sample();
         let spoke = v1beta1::cron_job_conversion::sample();
+        let read = read_as(&hub, "batch.example.com/v1beta1");
         cases.push((
             "CronJob v1beta1 to v1".to_string(),
             conversion_review(&spoke, "batch.example.com/v1"),
@@ -57,6 +71,10 @@ fn cases() -> Vec<(String, Vec<u8>)> {
         cases.push((
             "CronJob v1 to v1beta1".to_string(),
             conversion_review(&hub, "batch.example.com/v1beta1"),
+        ));
+        cases.push((
+            "CronJob v1 read as v1beta1, back to v1".to_string(),
+            conversion_review(&read, "batch.example.com/v1"),
         ));
     }
     // +rsbuilder:scaffold:conversion-benches

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 //! The manager: serves metrics and health probes, elects a leader, and runs the
-//! controllers until SIGTERM or SIGINT.
+//! controllers until SIGTERM or SIGINT, or until one of them fails.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -11,16 +11,16 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use clap::Parser;
-use kube::Client;
-use tokio::task::JoinSet;
+use kube::{Client, Config};
 use tracing::info;
 
 use project_v1::controllers::{self, Context};
-use project_v1::leader::Leadership;
+use project_v1::leader::{Candidate, Leadership};
 use project_v1::metrics::Metrics;
 use project_v1::metrics_auth::MetricsAuth;
 use project_v1::server::{self, Health, MetricsSecurity};
 use project_v1::shutdown::Shutdown;
+use project_v1::supervisor::Supervisor;
 use project_v1::telemetry::{self, LogFormat};
 use project_v1::tls;
 
@@ -60,6 +60,10 @@ struct Args {
     /// Directory of the webhook server's certificate, `tls.crt` and `tls.key`
     #[arg(long, default_value = "/tmp/k8s-webhook-server/serving-certs")]
     webhook_cert_dir: std::path::PathBuf,
+    /// Largest ConversionReview the conversion webhook reads, in bytes: the API server sends
+    /// every object of a LIST in one review
+    #[arg(long, default_value_t = project_v1::webhooks::CONVERSION_BODY_LIMIT)]
+    webhook_conversion_body_limit: usize,
     /// Serve the webhooks; `ENABLE_WEBHOOKS=false` runs the manager without them
     #[arg(long, env = "ENABLE_WEBHOOKS", default_value_t = true, action = clap::ArgAction::Set)]
     enable_webhooks: bool,
@@ -73,108 +77,201 @@ async fn main() -> ExitCode {
     match run(args).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
-            // One line: what failed and why. kube's own errors already embed their sources.
-            let cause = error
-                .chain()
-                .nth(1)
-                .map(|c| format!(": {c}"))
-                .unwrap_or_default();
-            eprintln!("error: {error}{cause}");
+            eprintln!("error: {}", one_line(&error));
             ExitCode::FAILURE
         }
     }
 }
 
 async fn run(args: Args) -> anyhow::Result<()> {
-    let client = Client::try_default()
+    let config = Config::infer()
         .await
         .context("cannot configure a Kubernetes client (set KUBECONFIG or run inside a cluster)")?;
+    let client =
+        Client::try_from(config.clone()).context("cannot configure a Kubernetes client")?;
     let version = client
         .apiserver_version()
         .await
         .context("cannot reach the Kubernetes API server")?;
     info!(version = %version.git_version, "connected to the API server");
 
-    let shutdown = Shutdown::listen();
-    let metrics = Arc::new(Metrics::default());
-    let health = Health::default();
+    // Bound first: a port in use stops the manager before anything else started.
+    let metrics_listener = server::bind("metrics", args.metrics_bind_address).await?;
+    let probes_listener = server::bind("health probes", args.health_probe_bind_address).await?;
     let metrics_security = if args.metrics_secure {
         MetricsSecurity::Secure {
-            tls: Box::new(
-                tls::server_config(args.metrics_cert_dir.as_deref())
-                    .context("cannot set up HTTPS for the metrics server")?,
-            ),
+            certificate: tls::Serving::load("metrics", args.metrics_cert_dir.clone())
+                .context("cannot set up HTTPS for the metrics server")?,
             auth: MetricsAuth::new(client.clone()),
         }
     } else {
         MetricsSecurity::Insecure
     };
-    let mut tasks = JoinSet::new();
-    tasks.spawn(server::serve_metrics(
-        args.metrics_bind_address,
-        metrics.clone(),
-        metrics_security,
-        shutdown.clone(),
-    ));
-    tasks.spawn(server::serve_probes(
-        args.health_probe_bind_address,
-        health.clone(),
-        shutdown.clone(),
-    ));
-    if args.enable_webhooks {
-        tasks.spawn(project_v1::webhooks::serve(
-            args.webhook_port,
-            args.webhook_cert_dir.clone(),
-            health.part("webhook-server"),
+
+    let (trigger, shutdown) = Shutdown::on_signal();
+    let mut manager = Supervisor::new(trigger, shutdown.clone());
+    let metrics = Arc::new(Metrics::default());
+    let health = Health::default();
+    manager.spawn(
+        "metrics server",
+        server::serve_metrics(
+            metrics_listener,
+            metrics.clone(),
+            metrics_security,
+            tls::RELOAD_INTERVAL,
             shutdown.clone(),
-        ));
+        ),
+    );
+    manager.spawn(
+        "health probe server",
+        server::serve_probes(probes_listener, health.clone(), shutdown.clone()),
+    );
+    if args.enable_webhooks {
+        manager.spawn(
+            "webhook server",
+            project_v1::webhooks::serve(
+                args.webhook_port,
+                args.webhook_cert_dir.clone(),
+                args.webhook_conversion_body_limit,
+                health.part("webhook-server"),
+                shutdown.clone(),
+            ),
+        );
     }
     // +rsbuilder:scaffold:manager-servers
     health.set_ready();
 
     let leadership = if args.leader_elect {
-        match Leadership::acquire(
-            client.clone(),
-            &args.leader_election_namespace,
-            shutdown.clone(),
-        )
-        .await?
-        {
-            Some(leadership) => Some(leadership),
-            None => return drain(tasks).await,
+        let candidate = Candidate::new(config, &args.leader_election_namespace)?;
+        let elected = Leadership::acquire(candidate, shutdown.clone());
+        match manager.until(elected).await {
+            Some(Ok(Some(leadership))) => Some(leadership),
+            Some(Err(error)) => {
+                // The election failed: that is the error to report; `stop` logs the rest.
+                let _ = manager.stop().await;
+                return Err(error);
+            }
+            // Shutdown came first, or a task failed (`stop` returns which).
+            Some(Ok(None)) | None => return manager.stop().await,
         }
     } else {
         None
     };
 
     let ctx = Context::new(client, metrics, args.namespace);
-    let mut controllers = JoinSet::new();
     for (name, run) in controllers::all() {
         info!(controller = name, "starting controller");
-        controllers.spawn(run(ctx.clone(), shutdown.clone()));
+        let controller = run(ctx.clone(), shutdown.clone());
+        manager.spawn(format!("{name} controller"), async move {
+            controller.await;
+            Ok(())
+        });
     }
 
-    let lost = async {
-        match &leadership {
-            Some(leadership) => leadership.lost().await,
+    // A lost Lease ends the process at once, without a graceful shutdown: another replica
+    // may be reconciling already. controller-runtime's manager skips it then too.
+    let lost = leadership.as_ref().map(Leadership::lost);
+    let lost = async move {
+        match lost {
+            Some(lost) => lost.await,
             None => std::future::pending().await,
         }
     };
+    let stopped = async move {
+        manager.until(shutdown.wait()).await;
+        info!("shutting down");
+        manager.stop().await
+    };
     tokio::select! {
-        () = shutdown.wait() => info!("shutting down"),
-        () = lost => anyhow::bail!("leader election lost; exiting so that another replica takes over"),
+        stopped = stopped => {
+            if let Some(leadership) = leadership {
+                leadership.release().await;
+            }
+            stopped
+        }
+        lost = lost => Err(lost.context("lost leadership; exiting so that another replica takes over")),
     }
-    while controllers.join_next().await.is_some() {}
-    if let Some(leadership) = leadership {
-        leadership.release().await;
-    }
-    drain(tasks).await
 }
 
-/// Waits for the servers to finish their graceful shutdown.
-async fn drain(mut tasks: JoinSet<anyhow::Result<()>>) -> anyhow::Result<()> {
-    while let Some(result) = tasks.join_next().await {
-        result.context("a server task panicked")??;
+/// The error and its causes on one line. kube's errors already print their sources, so
+/// a cause whose text is already on the line is not repeated.
+fn one_line(error: &anyhow::Error) -> String {
+    let mut line = error.to_string();
+    for cause in error.chain().skip(1) {
+        let cause = cause.to_string();
+        if !line.contains(&cause) {
+            line = format!("{line}: {cause}");
+        }
     }
-    Ok(())
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::apps::v1::Deployment;
+
+    use super::*;
+
+    /// The arguments `config/manager/manager.yaml` gives the manager container.
+    fn deployed_args() -> Vec<String> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/config/manager/manager.yaml");
+        let text = std::fs::read_to_string(path).expect("config/manager/manager.yaml");
+        let documents: Vec<serde_json::Value> =
+            serde_saphyr::from_multiple(&text).expect("YAML documents");
+        let deployment = documents
+            .into_iter()
+            .find(|document| document["kind"] == "Deployment")
+            .expect("a Deployment");
+        let deployment: Deployment = serde_json::from_value(deployment).expect("a Deployment");
+        let spec = deployment.spec.template.spec;
+        let manager = spec
+            .into_iter()
+            .flat_map(|spec| spec.containers)
+            .find(|container| container.name == "manager")
+            .expect("a container named manager");
+        manager.args.unwrap_or_default()
+    }
+
+    #[test]
+    fn the_deployment_runs_the_manager_with_flags_it_accepts_and_json_logs() {
+        let args = deployed_args();
+        let parsed = Args::try_parse_from(std::iter::once("manager".to_string()).chain(args))
+            .unwrap_or_else(|error| panic!("config/manager/manager.yaml: {error}"));
+        // In the cluster, logs are read by machines: the telemetry module's JSON format.
+        assert!(matches!(parsed.log_format, LogFormat::Json));
+        assert!(parsed.leader_elect);
+    }
+
+    #[test]
+    fn an_error_and_its_causes_fit_on_one_line_without_repeats() {
+        let io = std::io::Error::new(std::io::ErrorKind::AddrInUse, "address in use");
+        let error = anyhow::Error::new(io)
+            .context("cannot bind the metrics server to 0.0.0.0:8443")
+            .context("metrics server failed");
+        assert_eq!(
+            one_line(&error),
+            "metrics server failed: cannot bind the metrics server to 0.0.0.0:8443: address in use"
+        );
+        // Like kube's errors, this one prints its source in its own message.
+        #[derive(Debug)]
+        struct Embedding(std::io::Error);
+        impl std::fmt::Display for Embedding {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "request failed: {}", self.0)
+            }
+        }
+        impl std::error::Error for Embedding {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let refused =
+            std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused");
+        let embedded = anyhow::Error::new(Embedding(refused))
+            .context("cannot reach the Kubernetes API server");
+        assert_eq!(
+            one_line(&embedded),
+            "cannot reach the Kubernetes API server: request failed: connection refused"
+        );
+    }
 }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use http::{Method, StatusCode};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
 use k8s_openapi::jiff::Timestamp;
 use kube::runtime::controller::Action;
 use kube::runtime::finalizer::Error as FinalizerError;
@@ -428,7 +428,7 @@ fn live(name: &str) -> CronJob {
 /// A CronJob being deleted, held by the finalizer.
 fn deleted(name: &str) -> CronJob {
     let mut object = live(name);
-    object.meta_mut().deletion_timestamp = Some(Time(Timestamp::now()));
+    object.meta_mut().deletion_timestamp = Some(metav1::Time(Timestamp::now()));
     object
 }
 

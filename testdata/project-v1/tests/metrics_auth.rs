@@ -15,7 +15,7 @@ use tower::ServiceExt;
 use tower_test::mock::{self, Handle};
 
 use project_v1::metrics::Metrics;
-use project_v1::metrics_auth::MetricsAuth;
+use project_v1::metrics_auth::{self, MetricsAuth};
 use project_v1::server::secure_metrics_router;
 
 const TOKEN_REVIEWS: &str = "/apis/authentication.k8s.io/v1/tokenreviews";
@@ -153,6 +153,74 @@ async fn an_allowed_user_gets_the_metrics_and_the_decision_is_cached() {
     // The next scrape with the same token is answered from the cache.
     let (status, _) = scrape(router, Some("valid")).await;
     assert_eq!(status, StatusCode::OK);
+    assert!(
+        api.next_request().await.is_none(),
+        "the API server was asked again"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_hanging_api_server_fails_the_scrape_within_the_review_timeout() {
+    let (router, mut api) = router();
+    let started = tokio::time::Instant::now();
+    let scrape = tokio::spawn(scrape(router, Some("valid")));
+    // The API server takes the TokenReview and never answers it.
+    let (_review, _reply) = api.next_request().await.expect("a TokenReview");
+    let (status, _) = tokio::time::timeout(2 * metrics_auth::REVIEW_TIMEOUT, scrape)
+        .await
+        .expect("the scrape hangs as long as the API server")
+        .expect("the scrape finished");
+    assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert_eq!(started.elapsed(), metrics_auth::REVIEW_TIMEOUT);
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_invalid_token_is_remembered_for_a_short_while() {
+    let (router, mut api) = router();
+    let forged = json!({ "authenticated": false });
+    let ((status, _), _) = tokio::join!(
+        scrape(router.clone(), Some("forged")),
+        review(&mut api, TOKEN_REVIEWS, forged.clone()),
+    );
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+
+    // Asked again at once, the answer comes from the cache: the API server is not asked
+    // (were it asked, nobody would answer, and the scrape would fail with a 500).
+    let (status, _) = scrape(router.clone(), Some("forged")).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+
+    // Once the decision expired, the token is reviewed again.
+    tokio::time::advance(metrics_auth::UNAUTHENTICATED_TTL).await;
+    let ((status, _), _) = tokio::join!(
+        scrape(router, Some("forged")),
+        review(&mut api, TOKEN_REVIEWS, forged),
+    );
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn a_flood_of_invalid_tokens_does_not_push_a_valid_one_out_of_the_cache() {
+    let (router, mut api) = router();
+    let first = tokio::spawn(scrape(router.clone(), Some("valid")));
+    review(&mut api, TOKEN_REVIEWS, authenticated()).await;
+    review(&mut api, ACCESS_REVIEWS, json!({ "allowed": true })).await;
+    assert_eq!(first.await.expect("the scrape finished").0, StatusCode::OK);
+
+    for i in 0..=metrics_auth::CACHE_CAPACITY {
+        let token = format!("forged-{i}");
+        let ((status, _), _) = tokio::join!(
+            scrape(router.clone(), Some(&token)),
+            review(&mut api, TOKEN_REVIEWS, json!({ "authenticated": false })),
+        );
+        assert_eq!(status, StatusCode::UNAUTHORIZED);
+    }
+
+    // Were the valid token forgotten, its review would go unanswered and time out.
+    let again = scrape(router, Some("valid"));
+    let (status, _) = tokio::time::timeout(2 * metrics_auth::REVIEW_TIMEOUT, again)
+        .await
+        .expect("the scrape hangs");
+    assert_eq!(status, StatusCode::OK, "the valid token was reviewed again");
     assert!(
         api.next_request().await.is_none(),
         "the API server was asked again"

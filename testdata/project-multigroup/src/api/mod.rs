@@ -16,6 +16,7 @@ pub fn crds() -> Result<Vec<CustomResourceDefinition>, MergeError> {
     Ok(vec![
         ship::frigate_crd()?,
         sea_creatures::kraken_crd()?,
+        ship::condition_crd()?,
         // +rsbuilder:scaffold:crds
     ])
 }

@@ -16,6 +16,7 @@ pub mod backoff;
 pub mod children;
 pub mod frigate;
 pub mod kraken;
+pub mod condition;
 // +rsbuilder:scaffold:controller-modules
 
 /// A controller's entry point: it runs until `shutdown` resolves.
@@ -26,6 +27,7 @@ pub fn all() -> Vec<(&'static str, Run)> {
     vec![
         frigate::CONTROLLER,
         kraken::CONTROLLER,
+        condition::CONTROLLER,
         // +rsbuilder:scaffold:controllers
     ]
 }

@@ -16,7 +16,7 @@ fn main() -> ExitCode {
         }
     };
     for crd in crds {
-        match serde_yaml::to_string(&crd) {
+        match serde_saphyr::to_string(&crd) {
             Ok(yaml) => print!("---\n{yaml}"),
             Err(error) => {
                 eprintln!("error: cannot print a CRD as YAML: {error}");

@@ -17,8 +17,39 @@ use serde_json::Value;
 pub type Verdict = Result<(), String>;
 
 /// Answers a defaulting (mutating) AdmissionReview: runs `default` on the object and
-/// answers with the JSON patch that turns the object as sent into the defaulted one.
+/// answers with a JSON patch of what `default` changed. The API server applies the patch to
+/// the object as it sent it (https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#response),
+/// so fields the type does not know (from a newer CRD, during a rolling upgrade) and values
+/// the type writes differently stay as they were: controller-runtime's defaulter keeps
+/// them too, unless asked to remove them ([`mutate_pruning`]).
 pub fn mutate<K>(body: &[u8], default: impl Fn(&mut K)) -> AdmissionReview<DynamicObject>
+where
+    K: Resource + Serialize + DeserializeOwned,
+{
+    defaulting(body, default, Unknown::Keep)
+}
+
+/// [`mutate`], whose patch also removes what the type does not read: the object stored is
+/// exactly the type's (controller-runtime's `DefaulterRemoveUnknownOrOmitableFields`).
+pub fn mutate_pruning<K>(body: &[u8], default: impl Fn(&mut K)) -> AdmissionReview<DynamicObject>
+where
+    K: Resource + Serialize + DeserializeOwned,
+{
+    defaulting(body, default, Unknown::Remove)
+}
+
+/// What a defaulting patch does with what the type does not read.
+#[derive(Clone, Copy)]
+enum Unknown {
+    Keep,
+    Remove,
+}
+
+fn defaulting<K>(
+    body: &[u8],
+    default: impl Fn(&mut K),
+    unknown: Unknown,
+) -> AdmissionReview<DynamicObject>
 where
     K: Resource + Serialize + DeserializeOwned,
 {
@@ -31,22 +62,81 @@ where
         // DELETE and CONNECT carry no object to default.
         return response.into_review();
     };
+    let before = serde_json::to_value(&object);
     default(&mut object);
-    let defaulted = match serde_json::to_value(&object) {
-        Ok(value) => value,
-        Err(error) => {
+    let (before, after) = match (before, serde_json::to_value(&object)) {
+        (Ok(before), Ok(after)) => (before, after),
+        (Err(error), _) | (_, Err(error)) => {
             return response
                 .deny(format!("cannot serialize the object: {error}"))
                 .into_review();
         }
     };
-    let patch = json_patch::diff(&sent, &defaulted);
+    let target = match unknown {
+        Unknown::Keep => rebase(&sent, &before, &after),
+        Unknown::Remove => after,
+    };
+    let patch = json_patch::diff(&sent, &target);
     if patch.0.is_empty() {
         return response.into_review();
     }
     match response.clone().with_patch(patch) {
         Ok(patched) => patched.into_review(),
         Err(error) => response.deny(error).into_review(),
+    }
+}
+
+/// `sent` with the changes that turned `before` into `after` (the object as the type reads
+/// it, before and after defaulting), and nothing else of `after`: objects change key by
+/// key, arrays item by item while defaulting keeps their length; any other value it
+/// changed is taken whole from `after`, with the items it kept as they were sent.
+fn rebase(sent: &Value, before: &Value, after: &Value) -> Value {
+    if before == after {
+        return sent.clone();
+    }
+    match (sent, before, after) {
+        (Value::Object(sent), Value::Object(before), Value::Object(after)) => {
+            let mut out = sent.clone();
+            for (key, new) in after {
+                match (sent.get(key), before.get(key)) {
+                    (_, Some(old)) if old == new => {}
+                    (Some(sent), Some(old)) => {
+                        out.insert(key.clone(), rebase(sent, old, new));
+                    }
+                    _ => {
+                        out.insert(key.clone(), new.clone());
+                    }
+                }
+            }
+            for key in before.keys().filter(|key| !after.contains_key(*key)) {
+                out.remove(key);
+            }
+            Value::Object(out)
+        }
+        (Value::Array(sent), Value::Array(before), Value::Array(after))
+            if sent.len() == before.len() =>
+        {
+            let items = if before.len() == after.len() {
+                sent.iter()
+                    .zip(before)
+                    .zip(after)
+                    .map(|((sent, old), new)| rebase(sent, old, new))
+                    .collect()
+            } else {
+                after
+                    .iter()
+                    .map(|new| {
+                        before
+                            .iter()
+                            .zip(sent)
+                            .find(|(old, _)| *old == new)
+                            .map_or_else(|| new.clone(), |(_, kept)| kept.clone())
+                    })
+                    .collect()
+            };
+            Value::Array(items)
+        }
+        _ => after.clone(),
     }
 }
 
@@ -116,7 +206,7 @@ where
 
 #[cfg(test)]
 mod tests {
-    use k8s_openapi::api::core::v1::ConfigMap;
+    use k8s_openapi::api::core::v1::{ConfigMap, Container, Pod};
     use serde_json::json;
 
     use super::*;
@@ -172,6 +262,83 @@ mod tests {
         assert_eq!(
             patch,
             json!([{"op": "add", "path": "/data/b", "value": "2"}])
+        );
+    }
+
+    /// The JSON patch of a defaulting answer, as operations.
+    fn patch_of(answer: &Value) -> Value {
+        let bytes: Vec<u8> = serde_json::from_value(answer["patch"].clone()).unwrap_or_default();
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null)
+    }
+
+    /// A field the type does not know (from a newer CRD, during a rolling upgrade) and a
+    /// value the type writes differently (a timestamp's offset) are the API server's data:
+    /// the patch holds what `default` changed and nothing else.
+    #[test]
+    fn defaulting_patches_only_what_it_changed() {
+        let mut sent = config_map(json!({"a": "1"}));
+        sent["fromANewerVersion"] = json!({"kept": [1, 2]});
+        sent["metadata"]["creationTimestamp"] = json!("2024-05-01T10:00:00+00:00");
+        let body = review("CREATE", sent.clone(), Value::Null);
+        let answer = response(mutate(&body, |cm: &mut ConfigMap| {
+            cm.data
+                .get_or_insert_default()
+                .insert("b".into(), "2".into());
+        }));
+        assert_eq!(answer["allowed"], true, "{answer}");
+        assert_eq!(
+            patch_of(&answer),
+            json!([{"op": "add", "path": "/data/b", "value": "2"}])
+        );
+
+        let body = review("CREATE", sent, Value::Null);
+        let answer = response(mutate(&body, |_: &mut ConfigMap| {}));
+        assert!(answer.get("patch").is_none(), "{answer}");
+    }
+
+    /// Items of a list keep what the type does not know, whether defaulting changes an item
+    /// or adds one.
+    #[test]
+    fn defaulting_keeps_unknown_fields_of_list_items() {
+        let pod = json!({
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "sample"},
+            "spec": {"containers": [{"name": "app", "image": "app:1", "fromANewerVersion": 1}]}
+        });
+        let body = review("CREATE", pod, Value::Null);
+        let answer = response(mutate(&body, |pod: &mut Pod| {
+            if let Some(spec) = pod.spec.as_mut() {
+                spec.containers[0].image_pull_policy = Some("Always".into());
+            }
+        }));
+        assert_eq!(
+            patch_of(&answer),
+            json!([{"op": "add", "path": "/spec/containers/0/imagePullPolicy", "value": "Always"}])
+        );
+        let answer = response(mutate(&body, |pod: &mut Pod| {
+            if let Some(spec) = pod.spec.as_mut() {
+                spec.containers.push(Container {
+                    name: "sidecar".into(),
+                    ..Container::default()
+                });
+            }
+        }));
+        assert_eq!(
+            patch_of(&answer),
+            json!([{"op": "add", "path": "/spec/containers/1", "value": {"name": "sidecar"}}])
+        );
+    }
+
+    #[test]
+    fn pruning_defaulting_removes_what_the_type_does_not_know() {
+        let mut sent = config_map(json!({"a": "1"}));
+        sent["fromANewerVersion"] = json!(true);
+        let body = review("CREATE", sent, Value::Null);
+        let answer = response(mutate_pruning(&body, |_: &mut ConfigMap| {}));
+        assert_eq!(
+            patch_of(&answer),
+            json!([{"op": "remove", "path": "/fromANewerVersion"}])
         );
     }
 

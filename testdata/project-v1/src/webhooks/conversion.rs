@@ -7,17 +7,17 @@
 //! --conversion` registers the kind in [`convert_object`].
 //!
 //! The conversions keep every value: what the target version cannot hold is kept in an
-//! annotation on the converted object, `conversion.rsbuilder.io/<kind>-<version>`, and
-//! restored when the object is converted back ([`lossless`]).
+//! annotation on the converted object, and restored when the object is converted back
+//! (see [`super::lossless`]).
 
 use axum::body::Bytes;
 use axum::response::Response;
+use kube::core::Resource;
 use kube::core::Status;
 use kube::core::conversion::{ConversionRequest, ConversionResponse, ConversionReview};
-use kube::core::{ObjectMeta, Resource};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Why an object cannot be converted; the API server shows the message to the user.
 #[derive(Debug, thiserror::Error)]
@@ -36,6 +36,11 @@ pub enum ConversionError {
     },
     #[error("cannot serialize the converted object: {0}")]
     Serialize(serde_json::Error),
+    #[error(
+        "cannot put back the values kept in the annotation {annotation}: {reason}; \
+         remove the annotation to give them up"
+    )]
+    Kept { annotation: String, reason: String },
 }
 
 /// `POST /convert`.
@@ -137,135 +142,11 @@ where
         .collect()
 }
 
-/// The annotation that keeps the values of `version` of `kind` that another version
-/// cannot hold.
-pub fn annotation(kind: &str, version: &str) -> String {
-    format!("conversion.rsbuilder.io/{}-{version}", kind.to_lowercase())
-}
-
-/// Converts `src` with `forward`, losing nothing: values that `back` cannot restore from
-/// the result are kept in the annotation `keep_in` on the result, and values an earlier
-/// conversion kept on `src` (in `restore_from`) are put back.
-///
-/// What is kept is exactly what a round trip would lose, as a JSON merge patch (RFC 7386)
-/// over the object's fields other than `metadata`: fields only one version has, and fields
-/// whose conversion is still a `TODO(rsbuilder)`. It shrinks as the conversions improve.
-pub fn lossless<S, D>(
-    mut src: S,
-    forward: fn(S) -> D,
-    back: fn(D) -> S,
-    keep_in: &str,
-    restore_from: &str,
-) -> D
-where
-    S: Serialize + DeserializeOwned + Resource,
-    D: Serialize + DeserializeOwned + Resource + Clone,
-{
-    let kept = take_annotation(src.meta_mut(), restore_from);
-    let original = fields(&src);
-    let mut dst = forward(src);
-    if let Some(kept) = kept {
-        dst = patched(dst, &kept);
-    }
-    let round_trip = fields(&back(dst.clone()));
-    if let Some(lost) = merge_diff(&round_trip, &original) {
-        dst.meta_mut()
-            .annotations
-            .get_or_insert_default()
-            .insert(keep_in.to_string(), lost.to_string());
-    }
-    dst
-}
-
-/// The object's fields other than `apiVersion`, `kind` and `metadata`.
-fn fields<K: Serialize>(object: &K) -> Value {
-    match serde_json::to_value(object) {
-        Ok(Value::Object(mut map)) => {
-            for key in ["apiVersion", "kind", "metadata"] {
-                map.remove(key);
-            }
-            Value::Object(map)
-        }
-        _ => Value::Null,
-    }
-}
-
-/// Removes the annotation `key` and parses it; drops `annotations` when it empties it.
-fn take_annotation(meta: &mut ObjectMeta, key: &str) -> Option<Value> {
-    let annotations = meta.annotations.as_mut()?;
-    let kept = annotations.remove(key);
-    if annotations.is_empty() {
-        meta.annotations = None;
-    }
-    kept.and_then(|text| serde_json::from_str(&text).ok())
-}
-
-/// `object` with `patch` merged into its fields; unchanged when the result is not a valid
-/// object (an annotation edited by hand, say).
-fn patched<K: Serialize + DeserializeOwned>(object: K, patch: &Value) -> K {
-    let Some(patch) = patch.as_object() else {
-        return object;
-    };
-    let Ok(mut value) = serde_json::to_value(&object) else {
-        return object;
-    };
-    for (key, field) in patch {
-        if !matches!(key.as_str(), "apiVersion" | "kind" | "metadata") {
-            let mut one = Map::new();
-            one.insert(key.clone(), field.clone());
-            json_patch::merge(&mut value, &Value::Object(one));
-        }
-    }
-    serde_json::from_value(value).unwrap_or(object)
-}
-
-/// The JSON merge patch that turns `from` into `to`, or `None` when they are equal.
-pub fn merge_diff(from: &Value, to: &Value) -> Option<Value> {
-    match (from, to) {
-        (Value::Object(from), Value::Object(to)) => {
-            let mut patch = Map::new();
-            for (key, new) in to {
-                match from.get(key) {
-                    Some(old) => {
-                        if let Some(change) = merge_diff(old, new) {
-                            patch.insert(key.clone(), change);
-                        }
-                    }
-                    None => {
-                        patch.insert(key.clone(), new.clone());
-                    }
-                }
-            }
-            for key in from.keys().filter(|key| !to.contains_key(*key)) {
-                patch.insert(key.clone(), Value::Null);
-            }
-            (!patch.is_empty()).then_some(Value::Object(patch))
-        }
-        (from, to) if from == to => None,
-        (_, to) => Some(to.clone()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
-
-    #[test]
-    fn merge_diff_is_the_patch_from_one_value_to_the_other() {
-        let from = json!({"spec": {"a": 1, "b": [1], "gone": true}, "same": "x"});
-        let to = json!({"spec": {"a": 2, "b": [1, 2], "new": {"c": 3}}, "same": "x"});
-        let patch = merge_diff(&from, &to).expect("a difference");
-        assert_eq!(
-            patch,
-            json!({"spec": {"a": 2, "b": [1, 2], "gone": null, "new": {"c": 3}}})
-        );
-        let mut patched = from.clone();
-        json_patch::merge(&mut patched, &patch);
-        assert_eq!(patched, to);
-        assert_eq!(merge_diff(&to, &to), None);
-    }
 
     #[test]
     fn malformed_reviews_get_a_failure_status() {

@@ -27,4 +27,19 @@ pub fn frigate_crd() -> Result<CustomResourceDefinition, MergeError> {
     merge_crds(versions, &storage)
 }
 
+/// Condition at its storage version: the version the API server stores and the controller
+/// watches. `rsbuilder edit --storage-version` moves this re-export and the `storage`
+/// arguments together; every other version of Condition carries `storage = false`.
+pub use v1beta1::condition;
+
+/// The CustomResourceDefinition of Condition: every version, lowest priority first, merged
+/// into one that stores the version re-exported above.
+pub fn condition_crd() -> Result<CustomResourceDefinition, MergeError> {
+    let versions = vec![
+        v1beta1::condition::Condition::crd(),
+        // +rsbuilder:scaffold:condition-versions
+    ];
+    let storage = condition::Condition::version(&());
+    merge_crds(versions, &storage)
+}
 // +rsbuilder:scaffold:kinds

@@ -50,7 +50,8 @@ fn unknown_version(version: &str) -> ConversionError {
     }
 }
 
-/// A v1 CronJob with a value in every field, for the tests and the benchmark.
+/// A v1 CronJob with a value in every field and two items in every list, for the tests and the
+/// benchmark.
 pub fn sample() -> hub::CronJob {
     hub::CronJob {
         metadata: kube::core::ObjectMeta {
@@ -68,7 +69,7 @@ pub fn sample() -> hub::CronJob {
 
 fn sample_cron_job_status() -> hub::CronJobStatus {
     hub::CronJobStatus {
-        conditions: vec![sample_condition()],
+        conditions: vec![sample_condition(), sample_condition()],
         observed_generation: Some(1),
     }
 }
@@ -92,6 +93,7 @@ mod tests {
 
     use super::*;
     use crate::webhooks::conversion::review;
+    use crate::webhooks::lossless::annotation;
 
     /// A sample of every served version of CronJob.
     fn samples() -> Vec<Value> {
@@ -106,8 +108,8 @@ mod tests {
         .expect("serializable samples")
     }
 
-    /// `objects` converted to `api_version` through the ConversionReview handler.
-    fn convert_all(objects: &[Value], api_version: &str) -> Vec<Value> {
+    /// The response to a ConversionReview of `objects` asking for `api_version`.
+    fn answer(objects: &[Value], api_version: &str) -> Value {
         let request = json!({
             "apiVersion": "apiextensions.k8s.io/v1",
             "kind": "ConversionReview",
@@ -119,8 +121,14 @@ mod tests {
         });
         let answer = serde_json::to_value(review(request.to_string().as_bytes()))
             .expect("a serializable review");
-        let response = &answer["response"];
+        let response = answer["response"].clone();
         assert_eq!(response["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002");
+        response
+    }
+
+    /// `objects` converted to `api_version` through the ConversionReview handler.
+    fn convert_all(objects: &[Value], api_version: &str) -> Vec<Value> {
+        let response = answer(objects, api_version);
         assert_eq!(response["result"]["status"], "Success", "{response}");
         let converted = response["convertedObjects"]
             .as_array()
@@ -150,19 +158,69 @@ mod tests {
         }
     }
 
-    #[test]
-    fn an_unknown_version_fails_the_review() {
+    /// The API server converts every object of a LIST in one ConversionReview
+    /// (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definition-versioning/#webhook-request-and-response):
+    /// 5 MiB of them, beyond axum's default limit of 2 MiB, are read and converted.
+    #[tokio::test]
+    async fn a_conversion_review_of_five_mib_is_converted() {
+        use crate::webhooks::{CONVERSION_BODY_LIMIT, CONVERSION_PATH, router, send};
+
+        let mut objects = Vec::new();
+        let mut size = 0;
+        for mut object in samples().into_iter().cycle() {
+            if size >= 5 * 1024 * 1024 {
+                break;
+            }
+            object["metadata"]["annotations"] =
+                json!({"example.com/padding": "x".repeat(16 * 1024)});
+            size += object.to_string().len();
+            objects.push(object);
+        }
         let request = json!({
             "apiVersion": "apiextensions.k8s.io/v1",
             "kind": "ConversionReview",
             "request": {
                 "uid": "u1",
-                "desiredAPIVersion": "batch.example.com/v999",
-                "objects": samples(),
+                "desiredAPIVersion": "batch.example.com/v1",
+                "objects": objects,
             }
         });
-        let answer = serde_json::to_value(review(request.to_string().as_bytes()))
-            .expect("a serializable review");
-        assert_eq!(answer["response"]["result"]["status"], "Failure");
+        let router = router(CONVERSION_BODY_LIMIT);
+        let (status, answer) = send(router, CONVERSION_PATH, request.to_string()).await;
+        assert_eq!(status, 200);
+        assert_eq!(answer["response"]["result"]["status"], "Success");
+        let converted = answer["response"]["convertedObjects"]
+            .as_array()
+            .map_or(0, Vec::len);
+        assert_eq!(converted, objects.len());
+    }
+
+    #[test]
+    fn an_unknown_version_fails_the_review() {
+        let unknown = "batch.example.com/v999";
+        let response = answer(&samples(), unknown);
+        assert_eq!(response["result"]["status"], "Failure");
+    }
+
+    /// What a version cannot hold is kept in an annotation; one that cannot be read fails
+    /// the review (`result.status: Failure` with the reason, as the ConversionReview
+    /// contract has it: https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definition-versioning/#response),
+    /// never a silent loss of the values it kept.
+    #[test]
+    fn a_kept_annotation_that_cannot_be_read_fails_the_review() {
+        let samples = samples();
+        for target in &samples {
+            let api_version = target["apiVersion"].as_str().unwrap_or_default();
+            let kind = target["kind"].as_str().unwrap_or_default();
+            let key = annotation(kind, version_of(target).unwrap_or_default());
+            for original in samples.iter().filter(|s| s["apiVersion"] != api_version) {
+                let mut object = original.clone();
+                object["metadata"]["annotations"][&key] = json!("not JSON");
+                let response = answer(&[object], api_version);
+                assert_eq!(response["result"]["status"], "Failure", "{response}");
+                let message = response["result"]["message"].as_str().unwrap_or_default();
+                assert!(message.contains(&key), "{message}");
+            }
+        }
     }
 }

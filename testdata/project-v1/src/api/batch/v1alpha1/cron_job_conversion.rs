@@ -13,33 +13,40 @@ use serde_json::Value;
 
 use super::cron_job as spoke;
 use crate::api::batch::v1::cron_job as hub;
-use crate::webhooks::conversion::{ConversionError, from_json, lossless, to_json};
+use crate::webhooks::conversion::{ConversionError, from_json, to_json};
+use crate::webhooks::lossless::lossless;
 
 /// Keeps the values of v1alpha1 that v1 cannot hold.
 const SPOKE_ANNOTATION: &str = "conversion.rsbuilder.io/cronjob-v1alpha1";
 /// Keeps the values of v1 that v1alpha1 cannot hold.
 const HUB_ANNOTATION: &str = "conversion.rsbuilder.io/cronjob-v1";
 
-impl From<spoke::CronJob> for hub::CronJob {
-    fn from(object: spoke::CronJob) -> Self {
+/// Fails only when the annotation an earlier conversion wrote cannot be read.
+impl TryFrom<spoke::CronJob> for hub::CronJob {
+    type Error = ConversionError;
+
+    fn try_from(object: spoke::CronJob) -> Result<Self, Self::Error> {
         lossless(object, to_hub, from_hub, SPOKE_ANNOTATION, HUB_ANNOTATION)
     }
 }
 
-impl From<hub::CronJob> for spoke::CronJob {
-    fn from(object: hub::CronJob) -> Self {
+/// Fails only when the annotation an earlier conversion wrote cannot be read.
+impl TryFrom<hub::CronJob> for spoke::CronJob {
+    type Error = ConversionError;
+
+    fn try_from(object: hub::CronJob) -> Result<Self, Self::Error> {
         lossless(object, from_hub, to_hub, HUB_ANNOTATION, SPOKE_ANNOTATION)
     }
 }
 
 /// A v1alpha1 CronJob as the API server sends it, converted to the hub (for `/convert`).
 pub fn json_to_hub(object: Value) -> Result<hub::CronJob, ConversionError> {
-    from_json::<spoke::CronJob>(object).map(Into::into)
+    from_json::<spoke::CronJob>(object)?.try_into()
 }
 
 /// The hub as a v1alpha1 CronJob, as the API server expects it (for `/convert`).
 pub fn hub_to_json(hub: hub::CronJob) -> Result<Value, ConversionError> {
-    to_json(&spoke::CronJob::from(hub))
+    to_json(&spoke::CronJob::try_from(hub)?)
 }
 
 /// v1alpha1 to v1, field by field.
@@ -82,7 +89,8 @@ fn cron_job_status_from_hub(src: hub::CronJobStatus) -> spoke::CronJobStatus {
     }
 }
 
-/// A v1alpha1 CronJob with a value in every field, for the tests and the benchmark.
+/// A v1alpha1 CronJob with a value in every field and two items in every list, for the tests and the
+/// benchmark.
 pub fn sample() -> spoke::CronJob {
     spoke::CronJob {
         metadata: kube::core::ObjectMeta {
@@ -100,7 +108,7 @@ pub fn sample() -> spoke::CronJob {
 
 fn sample_cron_job_status() -> spoke::CronJobStatus {
     spoke::CronJobStatus {
-        conditions: vec![sample_condition()],
+        conditions: vec![sample_condition(), sample_condition()],
         observed_generation: Some(1),
     }
 }
@@ -121,12 +129,20 @@ fn sample_condition() -> k8s_openapi::apimachinery::pkg::apis::meta::v1::Conditi
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::webhooks::lossless::testing::assert_edits_survive;
+
+    type Hub = hub::CronJob;
+    type Spoke = spoke::CronJob;
+
+    fn hub_sample() -> Hub {
+        crate::api::batch::v1::cron_job_conversion::sample()
+    }
 
     #[test]
     fn v1alpha1_survives_a_round_trip_through_the_hub() {
         let original = sample();
-        let there = hub::CronJob::from(original.clone());
-        let back = spoke::CronJob::from(there);
+        let there = Hub::try_from(original.clone()).expect("converts to the hub");
+        let back = Spoke::try_from(there).expect("converts back");
         assert_eq!(
             serde_json::to_value(back).ok(),
             serde_json::to_value(original).ok()
@@ -135,12 +151,25 @@ mod tests {
 
     #[test]
     fn the_hub_survives_a_round_trip_through_v1alpha1() {
-        let original = crate::api::batch::v1::cron_job_conversion::sample();
-        let there = spoke::CronJob::from(original.clone());
-        let back = hub::CronJob::from(there);
+        let original = hub_sample();
+        let there = Spoke::try_from(original.clone()).expect("converts to v1alpha1");
+        let back = Hub::try_from(there).expect("converts back");
         assert_eq!(
             serde_json::to_value(back).ok(),
             serde_json::to_value(original).ok()
         );
+    }
+
+    /// A client reads the stored object as v1alpha1, changes it and writes it back: the
+    /// change reaches the hub, and what v1alpha1 cannot hold is not lost.
+    #[test]
+    fn an_edit_through_v1alpha1_reaches_the_hub_and_survives_a_round_trip() {
+        assert_edits_survive(hub_sample(), Spoke::try_from, Hub::try_from, to_hub);
+    }
+
+    /// The other way: an object written as v1alpha1 is changed through the hub.
+    #[test]
+    fn an_edit_through_the_hub_reaches_v1alpha1_and_survives_a_round_trip() {
+        assert_edits_survive(sample(), Hub::try_from, Spoke::try_from, from_hub);
     }
 }

@@ -1,0 +1,61 @@
+//! CRD size. `kubectl apply` without `--server-side` keeps the whole object in the
+//! `kubectl.kubernetes.io/last-applied-configuration` annotation, and the API server caps
+//! an object's annotations at 256 KiB (262,144 bytes, apimachinery's
+//! TotalAnnotationSizeLimitB); any object is capped by etcd's request limit, 1.5 MiB by
+//! default ("Request size limits" of the etcd docs, the API server's default).
+
+use crate::lint::finding::{Finding, RuleId, Severity};
+use crate::lint::input::Inputs;
+use crate::lint::registry::Check;
+
+pub static CRD_SIZE: RuleId = RuleId {
+    id: "crd-size",
+    severity: Severity::Warning,
+    summary: "a CRD fits client-side apply's 256 KiB annotation (warning) and etcd's 1.5 MiB object limit (error)",
+};
+
+pub static CHECK: Check = Check {
+    name: "size",
+    rules: &[&CRD_SIZE],
+    run,
+};
+
+/// The annotations of one object, at most (bytes).
+pub const ANNOTATION_LIMIT: usize = 256 * 1024;
+/// One object in etcd, at most (bytes), with the API server's default limit.
+pub const OBJECT_LIMIT: usize = 3 * 1024 * 1024 / 2;
+
+fn run(inputs: &Inputs, out: &mut Vec<Finding>) {
+    for crd in inputs.crds() {
+        // The annotation holds the object as compact JSON.
+        let size = serde_json::to_string(&crd.doc.to_json()).map_or(0, |s| s.len());
+        if size > OBJECT_LIMIT {
+            out.push(
+                CRD_SIZE
+                    .at(
+                        &crd.file.path,
+                        crd.doc.pos,
+                        format!(
+                            "CRD {} is {size} bytes as JSON, over the 1.5 MiB ({OBJECT_LIMIT} bytes) the API server stores in one object",
+                            crd.name
+                        ),
+                    )
+                    .severity(Severity::Error)
+                    .hint("shrink the schema: fewer versions, shorter descriptions (doc comments), or types that are not inlined"),
+            );
+        } else if size > ANNOTATION_LIMIT {
+            out.push(
+                CRD_SIZE
+                    .at(
+                        &crd.file.path,
+                        crd.doc.pos,
+                        format!(
+                            "CRD {} is {size} bytes as JSON, over the {ANNOTATION_LIMIT} bytes of annotations client-side `kubectl apply` needs for it",
+                            crd.name
+                        ),
+                    )
+                    .hint("install it with `kubectl apply --server-side` (as `make install` does), or shrink the schema"),
+            );
+        }
+    }
+}
