@@ -30,23 +30,6 @@ fn from_crd(dir: &Path, file: &Path, extra: &[&str]) -> String {
     ok(&rsbuilder(dir, &args))
 }
 
-fn read(dir: &Path, path: &str) -> String {
-    fs::read_to_string(dir.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// Runs `args`, expects exit `code` and `message` in one line on stderr, and the tree
-/// untouched.
-#[track_caller]
-fn refused(dir: &Path, args: &[&str], code: i32, message: &str) {
-    let before = snapshot(dir);
-    let err = fails(&rsbuilder(dir, args), code);
-    assert!(err.contains(message), "expected {message:?} in:\n{err}");
-    if code == 1 {
-        assert_eq!(err.lines().count(), 1, "one line of error:\n{err}");
-    }
-    assert_eq!(snapshot(dir), before, "{args:?} changed the tree");
-}
-
 #[test]
 fn a_kind_from_its_crd_gets_types_a_controller_and_no_crd_of_the_project() {
     let dir = project();

@@ -309,3 +309,21 @@ pub fn tool(name: &str) -> PathBuf {
     );
     in_venv
 }
+
+/// The text of `path` below `dir`; panics naming the path.
+pub fn read(dir: &Path, path: &str) -> String {
+    fs::read_to_string(dir.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Runs `args` in `dir`, expects exit `code` with `message` on stderr (on one line when the
+/// command failed, code 1), and the tree untouched.
+#[track_caller]
+pub fn refused(dir: &Path, args: &[&str], code: i32, message: &str) {
+    let before = snapshot(dir);
+    let err = fails(&rsbuilder(dir, args), code);
+    assert!(err.contains(message), "expected {message:?} in:\n{err}");
+    if code == 1 {
+        assert_eq!(err.lines().count(), 1, "one line of error:\n{err}");
+    }
+    assert_eq!(snapshot(dir), before, "{args:?} changed the tree");
+}
