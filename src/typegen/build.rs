@@ -227,9 +227,8 @@ impl Builder {
                 ty: Ty::Map(Box::new(Ty::Json)),
                 presence: Presence::Flatten,
                 docs: vec![
-                    "The fields the schema does not name, which it keeps \
-                     (`x-kubernetes-preserve-unknown-fields`)."
-                        .into(),
+                    "The fields the schema does not name, which it keeps".into(),
+                    "(`x-kubernetes-preserve-unknown-fields`).".into(),
                 ],
             });
         }

@@ -15,6 +15,7 @@ use crate::external::{self, TYPES_DIR, crd_file};
 use crate::project::{self, Project, Resource};
 use crate::scaffold::{Plan, Renderer, Tree};
 use crate::typegen;
+use crate::webhook::emit::wrap;
 
 /// `create api --from-crd FILE [--kind K] [--version V] [--controller] [--force]`.
 #[derive(Debug)]
@@ -81,12 +82,16 @@ pub fn plan(
         ctx.group_mod, ctx.version_mod, ctx.kind_snake
     );
     let crd_path = external::crd_copy_path(&group, crd.plural());
-    let about = [
-        format!("{kind} ({group}/{version}), a kind this project uses but does not own, as the"),
-        format!("CustomResourceDefinition kept in `{crd_path}` describes it."),
-        "rsbuilder generated this file from that CRD; it is yours to edit, and".to_string(),
-        "`rsbuilder create api --from-crd <CRD> --force` generates it again.".to_string(),
-    ];
+    // Wrapped for `//! ` (one column more than the `// ` that `wrap` counts).
+    let about = wrap(
+        &format!(
+            "{kind} ({group}/{version}), a kind this project uses but does not own, as the \
+             CustomResourceDefinition kept in `{crd_path}` describes it. rsbuilder generated \
+             this file from that CRD; it is yours to edit, and \
+             `rsbuilder create api --from-crd <CRD> --force` generates it again."
+        ),
+        1,
+    );
     let generated = typegen::rust_types(&crd.crd, &version, &ctx.boilerplate, &about)?;
 
     let mut plan = Plan::new();

@@ -3,8 +3,8 @@
 
 //! Rollout (argoproj.io/v1alpha1), a kind this project uses but does not own, as the
 //! CustomResourceDefinition kept in `config/external-crds/argoproj.io_rollouts.yaml` describes it.
-//! rsbuilder generated this file from that CRD; it is yours to edit, and
-//! `rsbuilder create api --from-crd <CRD> --force` generates it again.
+//! rsbuilder generated this file from that CRD; it is yours to edit, and `rsbuilder create api
+//! --from-crd <CRD> --force` generates it again.
 
 use std::collections::BTreeMap;
 

@@ -2,9 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 //! Certificate (cert-manager.io/v1), a kind this project uses but does not own, as the
-//! CustomResourceDefinition kept in `config/external-crds/cert-manager.io_certificates.yaml` describes it.
-//! rsbuilder generated this file from that CRD; it is yours to edit, and
-//! `rsbuilder create api --from-crd <CRD> --force` generates it again.
+//! CustomResourceDefinition kept in `config/external-crds/cert-manager.io_certificates.yaml`
+//! describes it. rsbuilder generated this file from that CRD; it is yours to edit, and `rsbuilder
+//! create api --from-crd <CRD> --force` generates it again.
 
 use std::collections::BTreeMap;
 

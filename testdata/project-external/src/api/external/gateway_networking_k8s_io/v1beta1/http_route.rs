@@ -2,9 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
 //! HTTPRoute (gateway.networking.k8s.io/v1beta1), a kind this project uses but does not own, as the
-//! CustomResourceDefinition kept in `config/external-crds/gateway.networking.k8s.io_httproutes.yaml` describes it.
-//! rsbuilder generated this file from that CRD; it is yours to edit, and
-//! `rsbuilder create api --from-crd <CRD> --force` generates it again.
+//! CustomResourceDefinition kept in
+//! `config/external-crds/gateway.networking.k8s.io_httproutes.yaml` describes it. rsbuilder
+//! generated this file from that CRD; it is yours to edit, and `rsbuilder create api --from-crd
+//! <CRD> --force` generates it again.
 
 use kube::CustomResource;
 use serde::{Deserialize, Serialize};

@@ -2,9 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
 //! ServiceMonitor (monitoring.coreos.com/v1), a kind this project uses but does not own, as the
-//! CustomResourceDefinition kept in `config/external-crds/monitoring.coreos.com_servicemonitors.yaml` describes it.
-//! rsbuilder generated this file from that CRD; it is yours to edit, and
-//! `rsbuilder create api --from-crd <CRD> --force` generates it again.
+//! CustomResourceDefinition kept in
+//! `config/external-crds/monitoring.coreos.com_servicemonitors.yaml` describes it. rsbuilder
+//! generated this file from that CRD; it is yours to edit, and `rsbuilder create api --from-crd
+//! <CRD> --force` generates it again.
 
 use std::collections::BTreeMap;
 
@@ -78,7 +79,8 @@ pub struct ServiceMonitorSpecAttachMetadata {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node: Option<bool>,
 
-    /// The fields the schema does not name, which it keeps (`x-kubernetes-preserve-unknown-fields`).
+    /// The fields the schema does not name, which it keeps
+    /// (`x-kubernetes-preserve-unknown-fields`).
     #[serde(flatten)]
     pub other_fields: BTreeMap<String, serde_json::Value>,
 }
