@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use http::{Method, StatusCode};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
 use k8s_openapi::jiff::Timestamp;
 use kube::runtime::controller::Action;
 use kube::{Resource, ResourceExt};
@@ -56,7 +56,7 @@ async fn a_new_object_gets_no_finalizer() {
 async fn a_deleted_object_needs_no_request() {
     let (ctx, server) = context();
     let mut object = frigate("leaving");
-    object.meta_mut().deletion_timestamp = Some(Time(Timestamp::now()));
+    object.meta_mut().deletion_timestamp = Some(metav1::Time(Timestamp::now()));
     object
         .finalizers_mut()
         .push("example.com/someone-else".into());

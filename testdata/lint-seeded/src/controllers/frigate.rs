@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use futures::{StreamExt, TryStreamExt};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1 as metav1;
 use k8s_openapi::jiff::Timestamp;
 use kube::api::{Api, Patch, PatchParams};
 use kube::core::NamespaceResourceScope;
@@ -265,8 +265,8 @@ pub fn error_policy(
 fn conditions(
     outcome: &Result<Outcome, Error>,
     generation: Option<i64>,
-    old: &[Condition],
-) -> Vec<Condition> {
+    old: &[metav1::Condition],
+) -> Vec<metav1::Condition> {
     let (statuses, reason, message) = match outcome {
         Ok(Outcome::Ready) => ([true, false, false], "Reconciled", "up to date".into()),
         Ok(Outcome::Progressing { reason, message }) => {
@@ -284,10 +284,10 @@ fn conditions(
                 .iter()
                 .find(|o| o.type_ == type_ && o.status == status)
                 .map_or_else(
-                    || Time(Timestamp::now()),
+                    || metav1::Time(Timestamp::now()),
                     |o| o.last_transition_time.clone(),
                 );
-            Condition {
+            metav1::Condition {
                 type_: type_.into(),
                 status: status.into(),
                 reason: reason.into(),
@@ -300,7 +300,7 @@ fn conditions(
 }
 
 /// The `Ready` condition, if there is one.
-fn ready(conditions: &[Condition]) -> Option<&Condition> {
+fn ready(conditions: &[metav1::Condition]) -> Option<&metav1::Condition> {
     conditions
         .iter()
         .find(|condition| condition.type_ == "Ready")
