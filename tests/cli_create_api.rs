@@ -84,7 +84,10 @@ fn a_new_kind_gets_types_controller_tests_and_manifests() {
         !types.contains("storage"),
         "the first version is stored:\n{types}"
     );
-    assert!(types.contains("pub conditions: Vec<Condition>"), "{types}");
+    assert!(
+        types.contains("pub conditions: Vec<metav1::Condition>"),
+        "{types}"
+    );
     assert!(
         types.contains("pub observed_generation: Option<i64>"),
         "{types}"

@@ -549,8 +549,27 @@ fn init_on_a_full_filesystem_leaves_nothing_behind() {
         ok(&rsbuilder(&dir, init));
         entries(&dir)
     };
-    let mut options: Vec<String> = (0..10).map(|i| format!("size={}k", 4 + i * 24)).collect();
-    options.extend((0..6).map(|i| format!("size=4m,nr_inodes={}", 3 + i * 11)));
+    // Sizes and inode counts from a few to more than the project needs, measured on the
+    // complete tree (a tmpfs gives each file whole 4 KiB pages), so the range follows the
+    // templates as they grow.
+    let need_kib: usize = complete
+        .values()
+        .map(|e| match e {
+            Entry::File(bytes, _) => bytes.len().div_ceil(4096) * 4,
+            _ => 4,
+        })
+        .sum();
+    let need_inodes = complete.len();
+    let mut options: Vec<String> = (1..=10)
+        .map(|i| format!("size={}k", 4 + need_kib * i / 8))
+        .collect();
+    options.extend((0..6).map(|i| {
+        format!(
+            "size={}k,nr_inodes={}",
+            4 * need_kib,
+            3 + i * (need_inodes + 10) / 5
+        )
+    }));
     let (mut failed, mut written) = (0, 0);
     for (i, option) in options.iter().enumerate() {
         let mount = match Tmpfs::mount(&sandbox.path().join(format!("mnt{i}")), option) {
