@@ -122,7 +122,7 @@ fn versions<'p>(project: &'p Project, args: &EditArgs) -> Result<Vec<&'p Resourc
     let all: Vec<&Resource> = project
         .resources
         .iter()
-        .filter(|r| r.kind == args.kind && r.path.is_some())
+        .filter(|r| r.kind == args.kind && r.is_own())
         .filter(|r| args.group.as_ref().is_none_or(|g| *g == r.group))
         .collect();
     let mut groups: Vec<&str> = all.iter().map(|r| r.group.as_str()).collect();
