@@ -79,9 +79,10 @@ pub enum Command {
 
 #[derive(Debug, Subcommand)]
 pub enum CreateCommand {
-    /// Add a kind, a new version of a kind, or a controller
+    /// Add a kind, a new version of a kind, a controller, or the types of a kind you do not
+    /// own from its CRD
     #[command(
-        after_help = "Examples:\n  rsbuilder create api --group batch --version v1alpha1 --kind CronJob\n  rsbuilder create api --group infra --version v1 --kind Tenant --cluster-scoped\n  rsbuilder create api --group storage --version v1 --kind Bucket --finalizer\n  rsbuilder create api --group apps --version v1 --kind Deployment --resource=false --controller"
+        after_help = "Examples:\n  rsbuilder create api --group batch --version v1alpha1 --kind CronJob\n  rsbuilder create api --group infra --version v1 --kind Tenant --cluster-scoped\n  rsbuilder create api --group storage --version v1 --kind Bucket --finalizer\n  rsbuilder create api --group apps --version v1 --kind Deployment --resource=false --controller\n  rsbuilder create api --from-crd cert-manager.crds.yaml --kind Certificate --controller"
     )]
     Api(commands::create::api::ApiArgs),
     /// Add defaulting, validating or conversion webhooks to a kind

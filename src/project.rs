@@ -77,6 +77,13 @@ pub struct Resource {
     /// The types file, relative to the project root; absent for built-in kinds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// A kind this project uses but does not own (`create api --from-crd`): its types are
+    /// generated from `crd`, and its CRD is never generated, shipped or installed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub external: bool,
+    /// The copy of an external kind's CRD, relative to the project root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crd: Option<String>,
     #[serde(default, skip_serializing_if = "Webhooks::is_empty")]
     pub webhooks: Webhooks,
 }
@@ -101,8 +108,19 @@ impl Webhooks {
 }
 
 impl Resource {
+    /// A kind of this project's own: its types are here and its CRD is generated.
+    pub fn is_own(&self) -> bool {
+        self.path.is_some() && !self.external
+    }
+
     /// The rules `create api` and `create webhook` apply to their arguments.
     fn validate(&self) -> Result<()> {
+        if self.external {
+            return self.validate_external();
+        }
+        if self.crd.is_some() {
+            bail!("crd is recorded for external kinds only (external: true)");
+        }
         names::subdomain("group", &self.group)?;
         names::version(&self.version)?;
         names::kind(&self.kind)?;
@@ -118,6 +136,42 @@ impl Resource {
         }
         for spoke in &self.webhooks.spoke {
             names::version(spoke)?;
+        }
+        Ok(())
+    }
+}
+
+impl Resource {
+    /// The rules `create api --from-crd` applies to what it reads from a CRD, and the
+    /// places it writes to.
+    fn validate_external(&self) -> Result<()> {
+        names::crd_group(&self.group)?;
+        names::served_version(&self.version)?;
+        names::kind(&self.kind)?;
+        names::plural(&self.plural)?;
+        if !self.domain.is_empty() {
+            bail!(
+                "an external kind has no domain of this project; its group is {:?}",
+                self.group
+            );
+        }
+        if !self.webhooks.is_empty() {
+            bail!("an external kind has no webhooks of this project");
+        }
+        let path = self.path.as_deref().unwrap_or_default();
+        types_path(path)?;
+        if !crate::external::is_external(Path::new(path)) {
+            bail!(
+                "invalid path {path:?}: the types of an external kind live under {}/",
+                crate::external::TYPES_DIR
+            );
+        }
+        let crd = self.crd.as_deref().unwrap_or_default();
+        if crd != crate::external::crd_copy_path(&self.group, &self.plural) {
+            bail!(
+                "invalid crd {crd:?}: the CRD of an external kind is kept at {:?}",
+                crate::external::crd_copy_path(&self.group, &self.plural)
+            );
         }
         Ok(())
     }
@@ -240,6 +294,8 @@ mod tests {
             controller: true,
             finalizer: true,
             path: Some("src/api/batch/v1/cronjob.rs".into()),
+            external: false,
+            crd: None,
             webhooks: Webhooks {
                 conversion: true,
                 spoke: vec!["v1beta1".into()],
@@ -250,5 +306,53 @@ mod tests {
         assert!(yaml.contains("projectName: guestbook"), "{yaml}");
         assert!(yaml.contains("webhookCerts: self"), "{yaml}");
         assert_eq!(serde_yaml::from_str::<Project>(&yaml).unwrap(), p);
+    }
+
+    fn external(path: &str, crd: &str) -> Project {
+        let mut p = Project::new("example.com", "demo", false);
+        p.resources.push(Resource {
+            group: "cert-manager.io".into(),
+            version: "v1".into(),
+            kind: "Certificate".into(),
+            plural: "certificates".into(),
+            domain: String::new(),
+            namespaced: true,
+            controller: true,
+            finalizer: false,
+            path: Some(path.into()),
+            external: true,
+            crd: Some(crd.into()),
+            webhooks: Webhooks::default(),
+        });
+        p
+    }
+
+    #[test]
+    fn external_kinds_stay_in_their_places() {
+        let types = "src/api/external/cert_manager_io/v1/certificate.rs";
+        let crd = "config/external-crds/cert-manager.io_certificates.yaml";
+        let good = external(types, crd);
+        assert_eq!(Project::parse(&good.to_yaml()).unwrap(), good);
+        for (project, message) in [
+            (
+                external("src/api/cert/v1/certificate.rs", crd),
+                "live under src/api/external/",
+            ),
+            (external("src/api/external/../../x.rs", crd), "without `..`"),
+            (external(types, "../../etc/passwd"), "is kept at"),
+            (external(types, "config/crd/bases/x.yaml"), "is kept at"),
+        ] {
+            let err = Project::parse(&project.to_yaml()).unwrap_err().to_string();
+            assert!(err.contains(message), "{message:?} not in {err}");
+        }
+        let mut own_with_crd = external(types, crd);
+        own_with_crd.resources[0].external = false;
+        let err = Project::parse(&own_with_crd.to_yaml())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("crd is recorded for external kinds only"),
+            "{err}"
+        );
     }
 }

@@ -42,22 +42,6 @@ fn create(dir: &Path, group: &str, version: &str, kind: &str, extra: &[&str]) ->
     ok(&rsbuilder(dir, &api_args(group, version, kind, extra)))
 }
 
-fn read(dir: &Path, path: &str) -> String {
-    fs::read_to_string(dir.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// Runs `args`, expects exit `code` with `message` on stderr, and the tree untouched.
-#[track_caller]
-fn refused(dir: &Path, args: &[&str], code: i32, message: &str) {
-    let before = snapshot(dir);
-    let err = fails(&rsbuilder(dir, args), code);
-    assert!(err.contains(message), "expected {message:?} in:\n{err}");
-    if code == 1 {
-        assert_eq!(err.lines().count(), 1, "one line of error:\n{err}");
-    }
-    assert_eq!(snapshot(dir), before, "{args:?} changed the tree");
-}
-
 #[test]
 fn a_new_kind_gets_types_controller_tests_and_manifests() {
     let dir = project();

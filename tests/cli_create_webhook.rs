@@ -68,10 +68,6 @@ fn webhook(dir: &Path, extra: &[&str]) -> std::process::Output {
     rsbuilder(dir, &args)
 }
 
-fn read(dir: &Path, path: &str) -> String {
-    fs::read_to_string(dir.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
 /// Runs `extra` and expects exit code 1 with `message`, and an untouched tree.
 #[track_caller]
 fn refused(dir: &Path, extra: &[&str], message: &str) {

@@ -2,7 +2,6 @@
 
 mod common;
 
-use std::fs;
 use std::path::Path;
 
 use common::*;
@@ -29,10 +28,6 @@ fn project_with_three_versions() -> tempfile::TempDir {
         ));
     }
     dir
-}
-
-fn read(dir: &Path, path: &str) -> String {
-    fs::read_to_string(dir.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
 const EDIT: &[&str] = &[
@@ -103,17 +98,6 @@ fn the_storage_version_moves_and_nothing_else_changes() {
     let out = ok(&rsbuilder(dir.path(), EDIT));
     assert!(out.contains("nothing to do"), "{out}");
     assert_eq!(snapshot(dir.path()), after);
-}
-
-#[track_caller]
-fn refused(dir: &Path, args: &[&str], code: i32, message: &str) {
-    let before = snapshot(dir);
-    let err = fails(&rsbuilder(dir, args), code);
-    assert!(err.contains(message), "expected {message:?} in:\n{err}");
-    if code == 1 {
-        assert_eq!(err.lines().count(), 1, "one line of error:\n{err}");
-    }
-    assert_eq!(snapshot(dir), before, "{args:?} changed the tree");
 }
 
 #[test]

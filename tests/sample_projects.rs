@@ -12,6 +12,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use serde::Deserialize as _;
+
 use common::*;
 
 #[track_caller]
@@ -173,12 +175,115 @@ fn check_project(name: &str) {
     for target in targets {
         run(&dir, "make", &["-n", target]);
     }
+    round_trip_external_kinds(&dir);
+}
+
+/// The generated types of every external kind of the project (`create api --from-crd`)
+/// read objects of the kind and write them back as the same JSON: the hand-written samples
+/// of `testdata/external-crds/samples` and objects that fill every field of the CRD's
+/// schema (`common::exemplar`). The test is written into the working copy, not the golden
+/// project: it checks the generator, it is not part of what users get.
+fn round_trip_external_kinds(dir: &Path) {
+    let project: serde_yaml::Value =
+        serde_yaml::from_str(&fs::read_to_string(dir.join("PROJECT")).unwrap()).unwrap();
+    let crate_name = project["projectName"].as_str().unwrap().replace('-', "_");
+    let externals: Vec<&serde_yaml::Value> = project["resources"]
+        .as_sequence()
+        .into_iter()
+        .flatten()
+        .filter(|r| r["external"].as_bool() == Some(true))
+        .collect();
+    if externals.is_empty() {
+        return;
+    }
+    let samples_dir = repo_root().join("testdata/external-crds/samples");
+    let mut hand_written = Vec::new();
+    for entry in fs::read_dir(&samples_dir).unwrap() {
+        let text = fs::read_to_string(entry.unwrap().path()).unwrap();
+        for document in serde_yaml::Deserializer::from_str(&text) {
+            let value = serde_json::Value::deserialize(document).unwrap();
+            hand_written.push(value);
+        }
+    }
+    fs::create_dir_all(dir.join("tests/round_trip")).unwrap();
+    let mut tests = String::from(
+        "//! Written by rsbuilder's tests/sample_projects.rs: the types of the external kinds\n\
+         //! read objects and write them back as the same JSON.\n\n\
+         use serde::Serialize;\nuse serde::de::DeserializeOwned;\nuse serde_json::Value;\n\n\
+         /// JSON does not tell `2` from `2.0` (RFC 8259, section 6), serde_json does.\n\
+         fn normalized(value: Value) -> Value {\n    match value {\n        \
+         Value::Number(n) => serde_json::json!(n.as_f64()),\n        \
+         Value::Array(items) => Value::Array(items.into_iter().map(normalized).collect()),\n        \
+         Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, normalized(v))).collect()),\n        \
+         other => other,\n    }\n}\n\n\
+         fn round_trip<K: Serialize + DeserializeOwned>(samples: &str) {\n    \
+         let samples: Vec<Value> = serde_json::from_str(samples).unwrap();\n    \
+         assert!(samples.len() >= 4, \"too few samples\");\n    \
+         for sample in samples {\n        \
+         let typed: K = serde_json::from_value(sample.clone())\n            \
+         .unwrap_or_else(|e| panic!(\"{e}: {sample:#}\"));\n        \
+         let back = serde_json::to_value(&typed).unwrap();\n        \
+         assert_eq!(normalized(back), normalized(sample));\n    }\n}\n",
+    );
+    for r in &externals {
+        let kind = r["kind"].as_str().unwrap();
+        let version = r["version"].as_str().unwrap();
+        let api_version = format!("{}/{version}", r["group"].as_str().unwrap());
+        let crd: serde_json::Value = serde_yaml::from_str(
+            &fs::read_to_string(dir.join(r["crd"].as_str().unwrap())).unwrap(),
+        )
+        .unwrap();
+        let schema = crd["spec"]["versions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["name"] == version)
+            .map(|v| v["schema"]["openAPIV3Schema"].clone())
+            .unwrap();
+        let mut samples: Vec<serde_json::Value> = (0..4)
+            .map(|n| common::exemplar::object(&api_version, kind, &schema, n))
+            .collect();
+        let own: Vec<serde_json::Value> = hand_written
+            .iter()
+            .filter(|s| s["apiVersion"] == api_version.as_str() && s["kind"] == kind)
+            .cloned()
+            .collect();
+        assert!(
+            !own.is_empty(),
+            "no sample of {kind} in {}",
+            samples_dir.display()
+        );
+        samples.extend(own);
+        fs::write(
+            dir.join(format!("tests/round_trip/{kind}.json")),
+            serde_json::to_string_pretty(&samples).unwrap(),
+        )
+        .unwrap();
+        let module = r["path"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches("src/")
+            .trim_end_matches(".rs")
+            .replace('/', "::");
+        tests.push_str(&format!(
+            "\n#[test]\nfn {}() {{\n    round_trip::<{crate_name}::{module}::{kind}>(include_str!(\"round_trip/{kind}.json\"));\n}}\n",
+            kind.to_lowercase()
+        ));
+    }
+    fs::write(dir.join("tests/external_round_trip.rs"), tests).unwrap();
+    let out = run(dir, "cargo", &["test", "--test", "external_round_trip"]);
+    let expected = format!("test result: ok. {} passed", externals.len());
+    assert!(out.contains(&expected), "{out}");
 }
 
 #[test]
 #[ignore = "slow: builds every golden project; run with `cargo test -- --include-ignored`"]
 fn golden_projects_build_test_and_validate() {
+    // RSBUILDER_SAMPLE=<name> checks that one project alone, for a quicker loop.
+    let only = std::env::var("RSBUILDER_SAMPLE").ok();
     for name in golden_projects() {
-        check_project(&name);
+        if only.as_ref().is_none_or(|only| *only == name) {
+            check_project(&name);
+        }
     }
 }

@@ -182,7 +182,7 @@ fn replay_commands(input: &Path, project: &Project) -> Result<Vec<Vec<String>>> 
     }
     commands.push(init);
     for r in &project.resources {
-        commands.push(create_api(r));
+        commands.push(create_api(input, r));
     }
     for (group, kind, version) in storage_versions(input, project)? {
         commands.push(
@@ -246,7 +246,22 @@ fn create_webhook(r: &Resource) -> Vec<String> {
     create("webhook", r)
 }
 
-fn create_api(r: &Resource) -> Vec<String> {
+fn create_api(input: &Path, r: &Resource) -> Vec<String> {
+    if r.external {
+        // The kind's CRD, as the project keeps it, replayed from where it is kept.
+        let crd = input.join(r.crd.as_deref().unwrap_or_default());
+        return vec![
+            "create".into(),
+            "api".into(),
+            "--from-crd".into(),
+            crd.to_string_lossy().into_owned(),
+            "--kind".into(),
+            r.kind.clone(),
+            "--version".into(),
+            r.version.clone(),
+            format!("--controller={}", r.controller),
+        ];
+    }
     let mut args = create("api", r);
     if r.path.is_some() {
         args.extend(["--plural".into(), r.plural.clone()]);
@@ -268,7 +283,7 @@ fn create_api(r: &Resource) -> Vec<String> {
 fn storage_versions(input: &Path, project: &Project) -> Result<Vec<(String, String, String)>> {
     let mut seen = BTreeSet::new();
     let mut edits = Vec::new();
-    for r in &project.resources {
+    for r in project.resources.iter().filter(|r| r.is_own()) {
         let Some(path) = &r.path else { continue };
         let text = std::fs::read_to_string(input.join(path))
             .map_err(|e| anyhow::anyhow!("cannot read {path}: {e}"))?;

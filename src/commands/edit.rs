@@ -174,7 +174,7 @@ fn versions<'p>(project: &'p Project, args: &StorageArgs) -> Result<Vec<&'p Reso
     let all: Vec<&Resource> = project
         .resources
         .iter()
-        .filter(|r| r.kind == args.kind && r.path.is_some())
+        .filter(|r| r.kind == args.kind && r.is_own())
         .filter(|r| args.group.as_ref().is_none_or(|g| *g == r.group))
         .collect();
     let mut groups: Vec<&str> = all.iter().map(|r| r.group.as_str()).collect();

