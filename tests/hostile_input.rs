@@ -344,6 +344,12 @@ fn chain(n: usize, derives: &str, field: &str) -> SourceFile {
 
 #[test]
 fn walks_over_the_types_of_the_sources_stop_at_a_depth() {
+    // On the stack every command runs on (a test thread's 2 MiB is not enough for 64
+    // nested types in a debug build).
+    rsbuilder::syntax::with_big_stack(walks_stop_at_a_depth).unwrap();
+}
+
+fn walks_stop_at_a_depth() {
     // Within the limit, both walks go all the way down.
     let shallow = chain(60, ", Default", "#[serde(default)]\n    pub a: A0");
     assert!(generate(std::slice::from_ref(&shallow)).is_ok());
