@@ -25,8 +25,40 @@ pub struct Project {
     pub project_name: String,
     pub cli_version: String,
     pub namespaced: bool,
+    /// Who issues the webhook server's certificate; absent means cert-manager.
+    #[serde(default, skip_serializing_if = "WebhookCerts::is_default")]
+    pub webhook_certs: WebhookCerts,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<Resource>,
+}
+
+/// Who issues the webhook server's certificate and injects its CA into the webhook
+/// configurations and CRDs (`init --webhook-certs`, `edit --webhook-certs`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+pub enum WebhookCerts {
+    /// cert-manager, which must run in the cluster (kubebuilder's convention)
+    #[default]
+    #[serde(rename = "cert-manager")]
+    #[value(name = "cert-manager")]
+    CertManager,
+    /// The manager itself: a CA and a serving certificate in a Secret of its namespace
+    #[serde(rename = "self")]
+    #[value(name = "self")]
+    SelfIssued,
+}
+
+impl WebhookCerts {
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// As the command line and PROJECT spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::CertManager => "cert-manager",
+            Self::SelfIssued => "self",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -160,7 +192,12 @@ fn types_path(path: &str) -> Result<()> {
 }
 
 impl Project {
-    pub fn new(domain: &str, project_name: &str, namespaced: bool) -> Self {
+    pub fn new(
+        domain: &str,
+        project_name: &str,
+        namespaced: bool,
+        webhook_certs: WebhookCerts,
+    ) -> Self {
         Self {
             version: FORMAT_VERSION.into(),
             layout: LAYOUT.into(),
@@ -168,6 +205,7 @@ impl Project {
             project_name: project_name.into(),
             cli_version: env!("CARGO_PKG_VERSION").into(),
             namespaced,
+            webhook_certs,
             resources: Vec::new(),
         }
     }
@@ -245,7 +283,7 @@ mod tests {
 
     #[test]
     fn round_trips_through_yaml() {
-        let mut p = Project::new("example.com", "guestbook", false);
+        let mut p = Project::new("example.com", "guestbook", false, WebhookCerts::SelfIssued);
         p.resources.push(Resource {
             group: "batch".into(),
             version: "v1".into(),
@@ -266,6 +304,7 @@ mod tests {
         });
         let yaml = p.to_yaml();
         assert!(yaml.contains("projectName: guestbook"), "{yaml}");
+        assert!(yaml.contains("webhookCerts: self"), "{yaml}");
         assert_eq!(serde_yaml::from_str::<Project>(&yaml).unwrap(), p);
     }
 

@@ -264,9 +264,9 @@ fn the_first_webhook_brings_the_server_and_later_ones_reuse_it() {
     let default = read(d, "config/default/kustomization.yaml");
     for needle in [
         "- ../webhook",
-        "- ../certmanager",
+        "- ../webhook-certs",
         "- path: manager_webhook_patch.yaml",
-        "cert-manager.io/inject-ca-from",
+        "- path: webhook_certs_replacements.yaml",
     ] {
         assert!(default.contains(needle), "{needle}:\n{default}");
     }
@@ -292,11 +292,20 @@ fn the_first_webhook_brings_the_server_and_later_ones_reuse_it() {
     assert!(read(d, "src/webhooks/server.rs").ends_with("// my note\n"));
     assert_eq!(read(d, "Cargo.toml").matches("tokio-rustls").count(), 1);
     let default = read(d, "config/default/kustomization.yaml");
-    assert_eq!(default.matches("- ../webhook").count(), 1, "{default}");
+    assert_eq!(default.matches("- ../webhook\n").count(), 1, "{default}");
     assert_eq!(
-        default.matches("name: cronjobs.batch.example.com").count(),
-        2,
+        default.matches("- ../webhook-certs\n").count(),
+        1,
         "{default}"
+    );
+    // cert-manager injects the CA into the converting CRD (namespace and name halves).
+    let replacements = read(d, "config/default/webhook_certs_replacements.yaml");
+    assert_eq!(
+        replacements
+            .matches("name: cronjobs.batch.example.com")
+            .count(),
+        2,
+        "{replacements}"
     );
     let crd = read(d, "config/crd/kustomization.yaml");
     assert!(

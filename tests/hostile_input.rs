@@ -640,17 +640,22 @@ fn replacements_without_their_markers_are_merged_not_repeated() {
         &line("create webhook --group batch --version v1 --kind CronJob --conversion --spoke v2"),
     ));
     let after = kustomization(&default);
-    let sources = |k: &serde_yaml::Value| {
-        k["replacements"]
-            .as_sequence()
-            .unwrap()
-            .iter()
-            .map(|r| r["source"].clone())
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(sources(&after), sources(&before), "replacements repeated");
+    // The replacements are one file the conversion webhook rewrites, listed once.
+    assert_eq!(
+        after["replacements"], before["replacements"],
+        "replacements repeated"
+    );
+    assert_eq!(
+        after["replacements"][0]["path"],
+        "webhook_certs_replacements.yaml"
+    );
+    let generated = dir
+        .path()
+        .join("config/default/webhook_certs_replacements.yaml");
+    let replacements: serde_yaml::Value =
+        serde_yaml::from_str(&fs::read_to_string(generated).unwrap()).unwrap();
     for (field, part) in [(".metadata.namespace", 0), (".metadata.name", 1)] {
-        let targets = after["replacements"]
+        let targets = replacements
             .as_sequence()
             .unwrap()
             .iter()

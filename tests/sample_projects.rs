@@ -111,18 +111,27 @@ fn check_project(name: &str) {
     let rendered = run(&dir, "kubectl", &["kustomize", "config/default"]);
     assert!(rendered.contains("kind: Deployment"), "{rendered}");
     let project = fs::read_to_string(dir.join("PROJECT")).unwrap();
+    let self_issued = project.contains("webhookCerts: self");
     if project.contains("conversion: true") {
-        // The CRD converts through the webhook, with the CA cert-manager injects.
-        for needle in [
-            "strategy: Webhook",
-            "path: /convert",
-            "cert-manager.io/inject-ca-from:",
-        ] {
+        // The CRD converts through the webhook, with the CA cert-manager injects, or that
+        // the manager injects itself into the CRDs it is told.
+        let injection = if self_issued {
+            "name: CONVERSION_CRDS"
+        } else {
+            "cert-manager.io/inject-ca-from:"
+        };
+        for needle in ["strategy: Webhook", "path: /convert", injection] {
             assert!(
                 rendered.contains(needle),
                 "{name}: no {needle}:\n{rendered}"
             );
         }
+    }
+    if self_issued {
+        assert!(
+            !rendered.contains("cert-manager"),
+            "{name}: self-issued certificates need no cert-manager:\n{rendered}"
+        );
     }
     let manifests = dir.join("target-rendered.yaml");
     fs::write(&manifests, &rendered).unwrap();

@@ -17,7 +17,7 @@ use crate::commands::create::source::kube_info;
 use crate::crd::diagnostics::in_file;
 use crate::errors::During;
 use crate::lockfile;
-use crate::project::{Project, Resource};
+use crate::project::{Project, Resource, WebhookCerts};
 use crate::scaffold::Output;
 
 #[derive(Debug, Subcommand)]
@@ -173,6 +173,12 @@ fn replay_commands(input: &Path, project: &Project) -> Result<Vec<Vec<String>>> 
     }
     if project.namespaced {
         init.push("--namespaced".into());
+    }
+    if project.webhook_certs != WebhookCerts::default() {
+        init.extend([
+            "--webhook-certs".to_string(),
+            project.webhook_certs.as_str().to_string(),
+        ]);
     }
     commands.push(init);
     for r in &project.resources {

@@ -1,12 +1,18 @@
-//! `rsbuilder edit --storage-version`: moves a kind's storage version. It rewrites the
-//! `storage` arguments of the kind's `#[kube(...)]` attributes (exactly one version without
-//! `storage = false`), the group module's re-export of the storage version (what the
-//! controller watches), and the CRD. Nothing else changes.
+//! `rsbuilder edit`: changes a decision recorded in PROJECT.
+//!
+//! `--storage-version` moves a kind's storage version. It rewrites the `storage` arguments
+//! of the kind's `#[kube(...)]` attributes (exactly one version without `storage =
+//! false`), the group module's re-export of the storage version (what the controller
+//! watches), and the CRD. Nothing else changes.
+//!
+//! `--webhook-certs` switches who issues the webhook server's certificate: PROJECT and the
+//! files `webhook::certs` generates from it. The manager's code serves both modes (the
+//! generated Deployment patch chooses), so the user's code is untouched.
 
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use clap::Args;
+use clap::{ArgGroup, Args};
 use heck::ToSnakeCase;
 
 use crate::cli::Global;
@@ -14,30 +20,76 @@ use crate::commands::create::{source, sources_with};
 use crate::commands::write_plan;
 use crate::crd::diagnostics::in_file;
 use crate::names;
-use crate::project::{Project, Resource};
-use crate::scaffold::{DiskTree, Plan, Tree};
+use crate::project::{self, Project, Resource, WebhookCerts};
+use crate::scaffold::{DiskTree, Plan, Renderer, Tree};
+use crate::webhook::certs;
 
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("change").required(true).args(["storage_version", "webhook_certs"])))]
 pub struct EditArgs {
     /// Make this version the one the API server stores and the controller watches
-    #[arg(long, value_name = "VERSION")]
-    pub storage_version: String,
+    #[arg(long, value_name = "VERSION", requires = "kind")]
+    pub storage_version: Option<String>,
     /// The kind whose storage version moves
-    #[arg(long)]
-    pub kind: String,
+    #[arg(long, requires = "storage_version")]
+    pub kind: Option<String>,
     /// The kind's API group (without the domain); needed when groups share the kind
-    #[arg(long)]
+    #[arg(long, requires = "storage_version")]
     pub group: Option<String>,
+    /// Who issues the webhook server's certificate: cert-manager, or the manager itself
+    #[arg(long, value_enum, conflicts_with = "storage_version")]
+    pub webhook_certs: Option<WebhookCerts>,
+}
+
+/// `--storage-version` and its kind, once clap checked they come together.
+struct StorageArgs {
+    storage_version: String,
+    kind: String,
+    group: Option<String>,
 }
 
 pub fn run(global: &Global, args: EditArgs) -> Result<()> {
     let project = Project::load(&global.dir)?;
     let tree = DiskTree::new(&global.dir);
-    let plan = plan(&global.dir, &tree, &project, &args)?;
+    let plan = match (args.webhook_certs, args.storage_version, args.kind) {
+        (Some(mode), _, _) => plan_webhook_certs(&tree, &project, mode)?,
+        (None, Some(storage_version), Some(kind)) => {
+            let storage = StorageArgs {
+                storage_version,
+                kind,
+                group: args.group,
+            };
+            plan(&global.dir, &tree, &project, &storage)?
+        }
+        _ => bail!("nothing to edit: pass --storage-version with --kind, or --webhook-certs"),
+    };
     write_plan(global, &plan, false)
 }
 
-pub fn plan(root: &Path, tree: &dyn Tree, project: &Project, args: &EditArgs) -> Result<Plan> {
+/// PROJECT with the new mode, and the files of that mode when the project has webhooks.
+fn plan_webhook_certs(tree: &dyn Tree, project: &Project, mode: WebhookCerts) -> Result<Plan> {
+    let mut updated = project.clone();
+    updated.webhook_certs = mode;
+    let mut plan = Plan::new();
+    if certs::any(&updated) {
+        // A project scaffolded before the certificate's files were generated keeps them
+        // under config/certmanager, wired into config/default by hand-editable lists.
+        if tree
+            .read(Path::new("config/certmanager/kustomization.yaml"))?
+            .is_some()
+        {
+            bail!(
+                "this project keeps its certificate in config/certmanager, the layout of an older \
+                 rsbuilder; re-scaffold it with `rsbuilder alpha generate` first, then switch"
+            );
+        }
+        certs::plan(&mut plan, &Renderer::new()?, &updated)?;
+    }
+    plan.generate(project::FILE, updated.to_yaml());
+    Ok(plan)
+}
+
+fn plan(root: &Path, tree: &dyn Tree, project: &Project, args: &StorageArgs) -> Result<Plan> {
     names::version(&args.storage_version)?;
     names::kind(&args.kind)?;
     if let Some(group) = &args.group {
@@ -118,7 +170,7 @@ fn check_hub(versions: &[&Resource], api_group: &str, storage: &str) -> Result<(
 }
 
 /// Every version of the kind named by `args`, from PROJECT.
-fn versions<'p>(project: &'p Project, args: &EditArgs) -> Result<Vec<&'p Resource>> {
+fn versions<'p>(project: &'p Project, args: &StorageArgs) -> Result<Vec<&'p Resource>> {
     let all: Vec<&Resource> = project
         .resources
         .iter()

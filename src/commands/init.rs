@@ -11,7 +11,7 @@ use crate::cli::{FetchDeps, Global};
 use crate::commands::{version, write_plan};
 use crate::lockfile;
 use crate::names;
-use crate::project::{self, Project};
+use crate::project::{self, Project, WebhookCerts};
 use crate::scaffold::{Plan, Renderer};
 
 #[derive(Debug, Args)]
@@ -31,6 +31,9 @@ pub struct InitArgs {
     /// Watch only the manager's own namespace, with Roles instead of ClusterRoles
     #[arg(long)]
     pub namespaced: bool,
+    /// Who issues the webhook server's certificate: cert-manager, or the manager itself
+    #[arg(long, value_enum, default_value_t = WebhookCerts::CertManager)]
+    pub webhook_certs: WebhookCerts,
     #[command(flatten)]
     pub fetch_deps: FetchDeps,
 }
@@ -98,7 +101,12 @@ pub fn run(global: &Global, args: InitArgs) -> Result<()> {
         args.license,
         args.namespaced,
     );
-    let project = Project::new(&args.domain, &project_name, args.namespaced);
+    let project = Project::new(
+        &args.domain,
+        &project_name,
+        args.namespaced,
+        args.webhook_certs,
+    );
     let plan = plan(&Renderer::new()?, &ctx, &project)?;
     write_plan(global, &plan, false)?;
     if args.fetch_deps.enabled {

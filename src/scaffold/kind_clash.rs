@@ -165,6 +165,7 @@ pub const HELPER_MODULES: &[&str] = &[
     "backoff",
     "children",
     "admission",
+    "certs",
     "conversion",
     "lossless",
     "server",

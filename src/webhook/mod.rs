@@ -3,6 +3,7 @@
 //! conversion code generated from a kind's Rust types ([`conversion`], laid out by
 //! [`emit`]). Pure functions; `commands::create::webhook` plans the files.
 
+pub mod certs;
 pub mod conversion;
 pub mod emit;
 pub mod manifests;

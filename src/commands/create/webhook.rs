@@ -3,7 +3,7 @@
 //! server in the manager and wired into the kustomize config.
 //!
 //! Everything is planned in memory. The first webhook of a project brings the server, its
-//! Cargo dependencies and the cert-manager config; every later one extends the files it
+//! Cargo dependencies and the certificate's config (`webhook::certs`); every later one extends the files it
 //! shares with others through scaffold markers, so adding a second webhook type to a kind
 //! never needs `--force` and never rewrites what the user wrote.
 
@@ -20,9 +20,9 @@ use crate::cli::Global;
 use crate::commands::write_plan;
 use crate::names;
 use crate::project::{self, Project, Resource};
-use crate::scaffold::{Edit, ListAt, ListEntries, Plan, Renderer, Tree, kind_clash};
+use crate::scaffold::{Edit, ListEntries, Plan, Renderer, Tree, kind_clash};
 use crate::webhook::emit::{self, atom, call};
-use crate::webhook::{self, conversion, manifests};
+use crate::webhook::{self, certs, conversion, manifests};
 
 #[derive(Debug, Args)]
 pub struct WebhookArgs {
@@ -239,6 +239,7 @@ pub fn plan(
         plan_conversion(&env, &mut plan, &mut ctx, &spokes, &recorded)?;
     }
     plan.generate(manifests::FILE, manifests::render(&updated)?);
+    certs::plan(&mut plan, renderer, &updated)?;
     plan.generate(project::FILE, updated.to_yaml());
     let kind = kind_clash::Kind {
         name: &args.kind,
@@ -267,10 +268,10 @@ pub fn plan(
             ctx.group_mod, ctx.kind_snake
         ));
     }
-    next.push_str(
-        "\nthen run\n  make manifests test\nThe manager serves the webhooks on --webhook-port (9443) with the certificate \
-         cert-manager issues; `make run` runs without them (ENABLE_WEBHOOKS=false).",
-    );
+    next.push_str(&format!(
+        "\nthen run\n  make manifests test\n{}; `make run` runs without them (ENABLE_WEBHOOKS=false).",
+        certs::next_steps(project.webhook_certs)
+    ));
     Ok(Planned { plan, next })
 }
 
@@ -469,12 +470,9 @@ fn plan_server(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx)
         "src/webhooks/mod.rs",
         "src/webhooks/server.rs",
         "src/webhooks/admission.rs",
+        "src/webhooks/certs.rs",
         "config/webhook/kustomization.yaml",
         "config/webhook/service.yaml",
-        "config/certmanager/kustomization.yaml",
-        "config/certmanager/certificate.yaml",
-        "config/certmanager/kustomizeconfig.yaml",
-        "config/default/manager_webhook_patch.yaml",
     ] {
         scaffold_missing(tree, renderer, plan, ctx, file)?;
     }
@@ -506,6 +504,14 @@ fn plan_server(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx)
             features: vec!["admission".into()],
         },
     );
+    // `webhooks::certs` writes its certificates as PEM.
+    plan.edit(
+        CARGO,
+        Edit::CargoFeatures {
+            name: "rcgen".into(),
+            features: vec!["pem".into()],
+        },
+    );
     for (name, spec) in [
         (
             "hyper",
@@ -516,6 +522,9 @@ fn plan_server(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx)
             r#"{ version = "0.1", features = ["tokio", "service"] }"#,
         ),
         ("json-patch", r#""4""#),
+        // `webhooks::certs`: the validity of the certificates it issues, and of those it reads.
+        ("time", r#"{ version = "0.3", default-features = false }"#),
+        ("x509-parser", r#""0.18""#),
         (
             "tokio-rustls",
             r#"{ version = "0.26", default-features = false, features = ["logging", "tls12", "ring"] }"#,
@@ -530,7 +539,7 @@ fn plan_server(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx)
             },
         );
     }
-    for resource in ["- ../webhook", "- ../certmanager"] {
+    for resource in ["- ../webhook", "- ../webhook-certs"] {
         plan.add_to_list(
             DEFAULT_KUSTOMIZATION,
             ListEntries::new("resources", "default-resources", resource),
@@ -545,39 +554,17 @@ fn plan_server(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx)
         )
         .by("path"),
     );
-    // A replacement is the same one while its source is (later webhooks add targets).
+    // The replacements are generated with the certificate's files (`webhook::certs`).
     plan.add_to_list(
         DEFAULT_KUSTOMIZATION,
         ListEntries::new(
             "replacements",
             "default-replacements",
-            renderer.render("webhook/fragments/default_replacements.yaml.hbs", ctx)?,
+            "- path: webhook_certs_replacements.yaml",
         )
-        .by("source"),
+        .by("path"),
     );
     plan_network_policy(tree, renderer, plan, ctx)
-}
-
-/// The source of the replacement that injects the `index`th part (0: namespace, 1: name)
-/// of the serving certificate into `cert-manager.io/inject-ca-from`, as
-/// `webhook/fragments/default_replacements.yaml.hbs` writes it.
-fn certificate_source(index: usize) -> serde_yaml::Value {
-    let field = if index == 0 {
-        ".metadata.namespace"
-    } else {
-        ".metadata.name"
-    };
-    let mut source = serde_yaml::Mapping::new();
-    for (key, value) in [
-        ("kind", "Certificate"),
-        ("group", "cert-manager.io"),
-        ("version", "v1"),
-        ("name", "serving-cert"),
-        ("fieldPath", field),
-    ] {
-        source.insert(key.into(), value.into());
-    }
-    serde_yaml::Value::Mapping(source)
 }
 
 /// The policy that admits the API server to the webhook server, beside the metrics one,
@@ -872,7 +859,7 @@ fn plan_conversion(
         );
     }
 
-    // The CRD: the conversion patch, and the CA cert-manager injects.
+    // The CRD: the conversion patch (its CA is injected as `webhook::certs` says).
     let patch = format!("config/crd/patches/webhook_in_{}.yaml", ctx.plural);
     if force || tree.read(Path::new(&patch))?.is_none() {
         plan.scaffold(
@@ -897,24 +884,6 @@ fn plan_conversion(
         )
         .by("path"),
     );
-    for (marker, index) in [("ca-injection-namespace", 0), ("ca-injection-name", 1)] {
-        let mut c = ctx.clone();
-        c.index = index;
-        plan.add_to_list(
-            DEFAULT_KUSTOMIZATION,
-            ListEntries {
-                list: ListAt::Within {
-                    key: "replacements".into(),
-                    select: "source".into(),
-                    value: certificate_source(index),
-                    field: "targets".into(),
-                },
-                marker: marker.into(),
-                fragment: renderer.render("webhook/fragments/crd_ca_injection.yaml.hbs", &c)?,
-                identity: None,
-            },
-        );
-    }
     Ok(())
 }
 

@@ -1,5 +1,5 @@
 //! `rsbuilder generate webhooks`: `config/webhook/manifests.yaml` from the webhooks the
-//! PROJECT file records.
+//! PROJECT file records, and the files of its `webhookCerts` mode (`webhook::certs`).
 
 use anyhow::Result;
 use clap::Args;
@@ -7,8 +7,8 @@ use clap::Args;
 use super::Generated;
 use crate::cli::Global;
 use crate::project::Project;
-use crate::scaffold::Plan;
-use crate::webhook::manifests;
+use crate::scaffold::{Plan, Renderer};
+use crate::webhook::{certs, manifests};
 
 #[derive(Debug, Args)]
 pub struct WebhooksArgs {
@@ -27,6 +27,11 @@ pub fn plan(global: &Global) -> Result<Option<Generated>> {
     }
     let mut plan = Plan::new();
     plan.generate(file, manifests::render(&project)?);
+    // Only where they were generated before: an older project keeps its certificate's
+    // config under config/certmanager, its own files.
+    if certs::any(&project) && global.dir.join(certs::DIR).is_dir() {
+        certs::plan(&mut plan, &Renderer::new()?, &project)?;
+    }
     Ok(Some(Generated {
         plan,
         stale: Vec::new(),

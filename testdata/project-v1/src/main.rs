@@ -60,6 +60,26 @@ struct Args {
     /// Directory of the webhook server's certificate, `tls.crt` and `tls.key`
     #[arg(long, default_value = "/tmp/k8s-webhook-server/serving-certs")]
     webhook_cert_dir: std::path::PathBuf,
+    /// Who issues the webhook server's certificate: `mounted` reads it from --webhook-cert-dir
+    /// (where cert-manager's Secret is mounted); `self` issues it into a Secret, writes it
+    /// there and injects its CA into the webhook configurations and CRDs below
+    #[arg(long, env = "WEBHOOK_CERTS", value_enum, default_value_t = project_v1::webhooks::certs::Mode::Mounted)]
+    webhook_certs: project_v1::webhooks::certs::Mode,
+    /// The webhook Service, whose DNS names the certificate holds (`--webhook-certs self`)
+    #[arg(long, env = "WEBHOOK_SERVICE_NAME", default_value = "webhook-service")]
+    webhook_service_name: String,
+    /// The namespace of the webhook Service and of the certificate's Secret
+    #[arg(long, env = "WEBHOOK_SERVICE_NAMESPACE", default_value = "default")]
+    webhook_service_namespace: String,
+    /// The MutatingWebhookConfiguration that gets the CA bundle (`--webhook-certs self`)
+    #[arg(long, env = "MUTATING_WEBHOOK_CONFIGURATION")]
+    mutating_webhook_configuration: Option<String>,
+    /// The ValidatingWebhookConfiguration that gets the CA bundle (`--webhook-certs self`)
+    #[arg(long, env = "VALIDATING_WEBHOOK_CONFIGURATION")]
+    validating_webhook_configuration: Option<String>,
+    /// The CRDs whose conversion webhook gets the CA bundle, comma separated
+    #[arg(long, env = "CONVERSION_CRDS", value_delimiter = ',')]
+    conversion_crds: Vec<String>,
     /// Largest ConversionReview the conversion webhook reads, in bytes: the API server sends
     /// every object of a LIST in one review
     #[arg(long, default_value_t = project_v1::webhooks::CONVERSION_BODY_LIMIT)]
@@ -137,6 +157,28 @@ async fn run(args: Args) -> anyhow::Result<()> {
                 shutdown.clone(),
             ),
         );
+        if args.webhook_certs == project_v1::webhooks::certs::Mode::SelfIssued {
+            let settings = project_v1::webhooks::certs::Settings {
+                mutating: args.mutating_webhook_configuration.clone(),
+                validating: args.validating_webhook_configuration.clone(),
+                conversion_crds: args.conversion_crds.clone(),
+                ..project_v1::webhooks::certs::Settings::new(
+                    args.webhook_service_namespace.clone(),
+                    args.webhook_service_name.clone(),
+                    args.webhook_cert_dir.clone(),
+                    args.webhook_port,
+                )
+            };
+            manager.spawn(
+                "webhook certificates",
+                project_v1::webhooks::certs::run(
+                    client.clone(),
+                    settings,
+                    health.part("webhook-certificates"),
+                    shutdown.clone(),
+                ),
+            );
+        }
     }
     // +rsbuilder:scaffold:manager-servers
     health.set_ready();

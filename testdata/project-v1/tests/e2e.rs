@@ -246,9 +246,9 @@ fn is_ready(object: &DynamicObject) -> bool {
         .any(|condition| condition["type"] == "Ready" && condition["status"] == "True")
 }
 
-/// A CRD whose conversion strategy is `Webhook` has the CA that cert-manager injects,
-/// and the API server serves its samples at every version (converting them through the
-/// manager's `/convert`).
+/// A CRD whose conversion strategy is `Webhook` has the CA that cert-manager (or, with
+/// `--webhook-certs self`, the manager) injects, and the API server serves its samples at
+/// every version (converting them through the manager's `/convert`).
 async fn converting_crds_serve_every_version(
     client: &Client,
     samples: &[Sample],
@@ -294,7 +294,8 @@ async fn converting_crds_serve_every_version(
     Ok(())
 }
 
-/// Every webhook of this project's configurations has the CA that cert-manager injects.
+/// Every webhook of this project's configurations has the CA that cert-manager (or, with
+/// `--webhook-certs self`, the manager) injects.
 async fn webhook_configurations_have_their_ca(client: &Client) -> anyhow::Result<()> {
     let has_ca = |ca: Option<&ByteString>| ca.is_some_and(|ca| !ca.0.is_empty());
     let mut webhooks: BTreeMap<String, bool> = BTreeMap::new();

@@ -6,6 +6,7 @@
 //! `config/webhook/manifests.yaml`.
 
 pub mod admission;
+pub mod certs;
 pub mod server;
 pub mod conversion;
 pub mod lossless;

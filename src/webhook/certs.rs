@@ -1,0 +1,131 @@
+//! The files that decide who issues the webhook server's certificate (`--webhook-certs`):
+//! `config/webhook-certs/` and, in `config/default`, the manager's webhook patch and the
+//! replacements that fill in names. They are generated from PROJECT, so that `edit
+//! --webhook-certs` switches a project by rewriting them, and switching back gives the
+//! very same files.
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::project::{Project, WebhookCerts};
+use crate::scaffold::{Plan, Renderer};
+
+/// Where the kustomization of the certificate's objects lives.
+pub const DIR: &str = "config/webhook-certs";
+/// The patch of the manager's Deployment: its webhook port and certificate.
+pub const MANAGER_PATCH: &str = "config/default/manager_webhook_patch.yaml";
+/// The replacements that fill in names kustomize gave (`replacements: - path:`).
+pub const REPLACEMENTS: &str = "config/default/webhook_certs_replacements.yaml";
+
+#[derive(Debug, Serialize)]
+struct Ctx {
+    project_name: String,
+    mutating: bool,
+    validating: bool,
+    /// The CRDs that convert through the webhook.
+    crds: Vec<String>,
+    crd_list: String,
+    /// The rule of the validating webhook configuration in the ClusterRole.
+    validating_rule: usize,
+    /// The two halves of `cert-manager.io/inject-ca-from` (namespace, name).
+    parts: Vec<Part>,
+}
+
+#[derive(Debug, Serialize)]
+struct Part {
+    field: &'static str,
+    index: usize,
+    mutating: bool,
+    validating: bool,
+    crds: Vec<String>,
+}
+
+/// Whether the project has a webhook of any kind, and so a webhook server.
+pub fn any(project: &Project) -> bool {
+    project.resources.iter().any(|r| {
+        r.path.is_some()
+            && (r.webhooks.defaulting || r.webhooks.validation || r.webhooks.conversion)
+    })
+}
+
+/// Plans every file of the project's `--webhook-certs` mode.
+pub fn plan(plan: &mut Plan, renderer: &Renderer, project: &Project) -> Result<()> {
+    for (path, text) in render(renderer, project)? {
+        plan.generate(path, text);
+    }
+    Ok(())
+}
+
+/// The files of the project's mode, by path.
+pub fn render(renderer: &Renderer, project: &Project) -> Result<Vec<(String, String)>> {
+    let ctx = context(project);
+    let mode = project.webhook_certs.as_str();
+    let template = |name: &str| format!("webhook_certs/{mode}/{name}.hbs");
+    Ok(vec![
+        (
+            format!("{DIR}/kustomization.yaml"),
+            renderer.render(&template("kustomization.yaml"), &ctx)?,
+        ),
+        (
+            format!("{DIR}/resources.yaml"),
+            renderer.render(&template("resources.yaml"), &ctx)?,
+        ),
+        (
+            format!("{DIR}/kustomizeconfig.yaml"),
+            renderer.render("webhook_certs/kustomizeconfig.yaml.hbs", &ctx)?,
+        ),
+        (
+            MANAGER_PATCH.to_string(),
+            renderer.render(&template("manager_webhook_patch.yaml"), &ctx)?,
+        ),
+        (
+            REPLACEMENTS.to_string(),
+            renderer.render(&template("replacements.yaml"), &ctx)?,
+        ),
+    ])
+}
+
+fn context(project: &Project) -> Ctx {
+    let own = || project.resources.iter().filter(|r| r.path.is_some());
+    let mutating = own().any(|r| r.webhooks.defaulting);
+    let validating = own().any(|r| r.webhooks.validation);
+    let mut crds: Vec<String> = own()
+        .filter(|r| r.webhooks.conversion)
+        .map(|r| format!("{}.{}.{}", r.plural, r.group, r.domain))
+        .collect();
+    crds.sort();
+    crds.dedup();
+    let parts = [(".metadata.namespace", 0), (".metadata.name", 1)]
+        .into_iter()
+        .map(|(field, index)| Part {
+            field,
+            index,
+            mutating,
+            validating,
+            crds: crds.clone(),
+        })
+        .collect();
+    Ctx {
+        project_name: project.project_name.clone(),
+        mutating,
+        validating,
+        crd_list: crds.join(","),
+        crds,
+        validating_rule: usize::from(mutating),
+        parts,
+    }
+}
+
+/// What `create webhook`'s `Next:` says about the certificate.
+pub fn next_steps(mode: WebhookCerts) -> &'static str {
+    match mode {
+        WebhookCerts::CertManager => {
+            "The manager serves the webhooks on --webhook-port (9443) with the certificate \
+             cert-manager issues (`make install-cert-manager` once per cluster)"
+        }
+        WebhookCerts::SelfIssued => {
+            "The manager serves the webhooks on --webhook-port (9443) with a certificate it \
+             issues itself and injects into the webhook configurations and CRDs"
+        }
+    }
+}

@@ -1,0 +1,319 @@
+// Copyright Example Inc.
+// SPDX-License-Identifier: Apache-2.0
+
+//! The manager: serves metrics and health probes, elects a leader, and runs the
+//! controllers until SIGTERM or SIGINT, or until one of them fails.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use clap::Parser;
+use kube::{Client, Config};
+use tracing::info;
+
+use project_certs::controllers::{self, Context};
+use project_certs::leader::{Candidate, Leadership};
+use project_certs::metrics::Metrics;
+use project_certs::metrics_auth::MetricsAuth;
+use project_certs::server::{self, Health, MetricsSecurity};
+use project_certs::shutdown::Shutdown;
+use project_certs::supervisor::Supervisor;
+use project_certs::telemetry::{self, LogFormat};
+use project_certs::tls;
+
+#[derive(Debug, Parser)]
+#[command(version, about = "The project-certs controller manager")]
+struct Args {
+    /// Address the Prometheus `/metrics` endpoint binds to
+    #[arg(long, default_value = "0.0.0.0:8443")]
+    metrics_bind_address: SocketAddr,
+    /// Serve `/metrics` over HTTPS, only to callers allowed to `get /metrics` (checked with
+    /// TokenReviews and SubjectAccessReviews); `false` serves it over plain HTTP to anyone
+    #[arg(long, env = "METRICS_SECURE", default_value_t = true, num_args = 0..=1,
+          default_missing_value = "true", action = clap::ArgAction::Set)]
+    metrics_secure: bool,
+    /// Directory of the metrics server's certificate, `tls.crt` and `tls.key`; a
+    /// self-signed one is generated when unset
+    #[arg(long)]
+    metrics_cert_dir: Option<PathBuf>,
+    /// Address the `/healthz` and `/readyz` probes bind to
+    #[arg(long, default_value = "0.0.0.0:8081")]
+    health_probe_bind_address: SocketAddr,
+    /// Elect a leader through a Lease, so several replicas can run with one active
+    #[arg(long)]
+    leader_elect: bool,
+    /// Namespace of the leader-election Lease
+    #[arg(long, env = "POD_NAMESPACE", default_value = "default")]
+    leader_election_namespace: String,
+    /// Watch only this namespace; all namespaces when unset
+    #[arg(long, env = "WATCH_NAMESPACE")]
+    namespace: Option<String>,
+    /// Log format
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+    /// Port of the webhook server (HTTPS)
+    #[arg(long, default_value_t = 9443)]
+    webhook_port: u16,
+    /// Directory of the webhook server's certificate, `tls.crt` and `tls.key`
+    #[arg(long, default_value = "/tmp/k8s-webhook-server/serving-certs")]
+    webhook_cert_dir: std::path::PathBuf,
+    /// Who issues the webhook server's certificate: `mounted` reads it from --webhook-cert-dir
+    /// (where cert-manager's Secret is mounted); `self` issues it into a Secret, writes it
+    /// there and injects its CA into the webhook configurations and CRDs below
+    #[arg(long, env = "WEBHOOK_CERTS", value_enum, default_value_t = project_certs::webhooks::certs::Mode::Mounted)]
+    webhook_certs: project_certs::webhooks::certs::Mode,
+    /// The webhook Service, whose DNS names the certificate holds (`--webhook-certs self`)
+    #[arg(long, env = "WEBHOOK_SERVICE_NAME", default_value = "webhook-service")]
+    webhook_service_name: String,
+    /// The namespace of the webhook Service and of the certificate's Secret
+    #[arg(long, env = "WEBHOOK_SERVICE_NAMESPACE", default_value = "default")]
+    webhook_service_namespace: String,
+    /// The MutatingWebhookConfiguration that gets the CA bundle (`--webhook-certs self`)
+    #[arg(long, env = "MUTATING_WEBHOOK_CONFIGURATION")]
+    mutating_webhook_configuration: Option<String>,
+    /// The ValidatingWebhookConfiguration that gets the CA bundle (`--webhook-certs self`)
+    #[arg(long, env = "VALIDATING_WEBHOOK_CONFIGURATION")]
+    validating_webhook_configuration: Option<String>,
+    /// The CRDs whose conversion webhook gets the CA bundle, comma separated
+    #[arg(long, env = "CONVERSION_CRDS", value_delimiter = ',')]
+    conversion_crds: Vec<String>,
+    /// Largest ConversionReview the conversion webhook reads, in bytes: the API server sends
+    /// every object of a LIST in one review
+    #[arg(long, default_value_t = project_certs::webhooks::CONVERSION_BODY_LIMIT)]
+    webhook_conversion_body_limit: usize,
+    /// Serve the webhooks; `ENABLE_WEBHOOKS=false` runs the manager without them
+    #[arg(long, env = "ENABLE_WEBHOOKS", default_value_t = true, action = clap::ArgAction::Set)]
+    enable_webhooks: bool,
+    // +rsbuilder:scaffold:manager-flags
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    telemetry::init(args.log_format);
+    match run(args).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {}", one_line(&error));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: Args) -> anyhow::Result<()> {
+    let config = Config::infer()
+        .await
+        .context("cannot configure a Kubernetes client (set KUBECONFIG or run inside a cluster)")?;
+    let client =
+        Client::try_from(config.clone()).context("cannot configure a Kubernetes client")?;
+    let version = client
+        .apiserver_version()
+        .await
+        .context("cannot reach the Kubernetes API server")?;
+    info!(version = %version.git_version, "connected to the API server");
+
+    // Bound first: a port in use stops the manager before anything else started.
+    let metrics_listener = server::bind("metrics", args.metrics_bind_address).await?;
+    let probes_listener = server::bind("health probes", args.health_probe_bind_address).await?;
+    let metrics_security = if args.metrics_secure {
+        MetricsSecurity::Secure {
+            certificate: tls::Serving::load("metrics", args.metrics_cert_dir.clone())
+                .context("cannot set up HTTPS for the metrics server")?,
+            auth: MetricsAuth::new(client.clone()),
+        }
+    } else {
+        MetricsSecurity::Insecure
+    };
+
+    let (trigger, shutdown) = Shutdown::on_signal();
+    let mut manager = Supervisor::new(trigger, shutdown.clone());
+    let metrics = Arc::new(Metrics::default());
+    let health = Health::default();
+    manager.spawn(
+        "metrics server",
+        server::serve_metrics(
+            metrics_listener,
+            metrics.clone(),
+            metrics_security,
+            tls::RELOAD_INTERVAL,
+            shutdown.clone(),
+        ),
+    );
+    manager.spawn(
+        "health probe server",
+        server::serve_probes(probes_listener, health.clone(), shutdown.clone()),
+    );
+    if args.enable_webhooks {
+        manager.spawn(
+            "webhook server",
+            project_certs::webhooks::serve(
+                args.webhook_port,
+                args.webhook_cert_dir.clone(),
+                args.webhook_conversion_body_limit,
+                health.part("webhook-server"),
+                shutdown.clone(),
+            ),
+        );
+        if args.webhook_certs == project_certs::webhooks::certs::Mode::SelfIssued {
+            let settings = project_certs::webhooks::certs::Settings {
+                mutating: args.mutating_webhook_configuration.clone(),
+                validating: args.validating_webhook_configuration.clone(),
+                conversion_crds: args.conversion_crds.clone(),
+                ..project_certs::webhooks::certs::Settings::new(
+                    args.webhook_service_namespace.clone(),
+                    args.webhook_service_name.clone(),
+                    args.webhook_cert_dir.clone(),
+                    args.webhook_port,
+                )
+            };
+            manager.spawn(
+                "webhook certificates",
+                project_certs::webhooks::certs::run(
+                    client.clone(),
+                    settings,
+                    health.part("webhook-certificates"),
+                    shutdown.clone(),
+                ),
+            );
+        }
+    }
+    // +rsbuilder:scaffold:manager-servers
+    health.set_ready();
+
+    let leadership = if args.leader_elect {
+        let candidate = Candidate::new(config, &args.leader_election_namespace)?;
+        let elected = Leadership::acquire(candidate, shutdown.clone());
+        match manager.until(elected).await {
+            Some(Ok(Some(leadership))) => Some(leadership),
+            Some(Err(error)) => {
+                // The election failed: that is the error to report; `stop` logs the rest.
+                let _ = manager.stop().await;
+                return Err(error);
+            }
+            // Shutdown came first, or a task failed (`stop` returns which).
+            Some(Ok(None)) | None => return manager.stop().await,
+        }
+    } else {
+        None
+    };
+
+    let ctx = Context::new(client, metrics, args.namespace);
+    for (name, run) in controllers::all() {
+        info!(controller = name, "starting controller");
+        let controller = run(ctx.clone(), shutdown.clone());
+        manager.spawn(format!("{name} controller"), async move {
+            controller.await;
+            Ok(())
+        });
+    }
+
+    // A lost Lease ends the process at once, without a graceful shutdown: another replica
+    // may be reconciling already. controller-runtime's manager skips it then too.
+    let lost = leadership.as_ref().map(Leadership::lost);
+    let lost = async move {
+        match lost {
+            Some(lost) => lost.await,
+            None => std::future::pending().await,
+        }
+    };
+    let stopped = async move {
+        manager.until(shutdown.wait()).await;
+        info!("shutting down");
+        manager.stop().await
+    };
+    tokio::select! {
+        stopped = stopped => {
+            if let Some(leadership) = leadership {
+                leadership.release().await;
+            }
+            stopped
+        }
+        lost = lost => Err(lost.context("lost leadership; exiting so that another replica takes over")),
+    }
+}
+
+/// The error and its causes on one line. kube's errors already print their sources, so
+/// a cause whose text is already on the line is not repeated.
+fn one_line(error: &anyhow::Error) -> String {
+    let mut line = error.to_string();
+    for cause in error.chain().skip(1) {
+        let cause = cause.to_string();
+        if !line.contains(&cause) {
+            line = format!("{line}: {cause}");
+        }
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use k8s_openapi::api::apps::v1::Deployment;
+
+    use super::*;
+
+    /// The arguments `config/manager/manager.yaml` gives the manager container.
+    fn deployed_args() -> Vec<String> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/config/manager/manager.yaml");
+        let text = std::fs::read_to_string(path).expect("config/manager/manager.yaml");
+        let documents: Vec<serde_json::Value> =
+            serde_saphyr::from_multiple(&text).expect("YAML documents");
+        let deployment = documents
+            .into_iter()
+            .find(|document| document["kind"] == "Deployment")
+            .expect("a Deployment");
+        let deployment: Deployment = serde_json::from_value(deployment).expect("a Deployment");
+        let spec = deployment.spec.template.spec;
+        let manager = spec
+            .into_iter()
+            .flat_map(|spec| spec.containers)
+            .find(|container| container.name == "manager")
+            .expect("a container named manager");
+        manager.args.unwrap_or_default()
+    }
+
+    #[test]
+    fn the_deployment_runs_the_manager_with_flags_it_accepts_and_json_logs() {
+        let args = deployed_args();
+        let parsed = Args::try_parse_from(std::iter::once("manager".to_string()).chain(args))
+            .unwrap_or_else(|error| panic!("config/manager/manager.yaml: {error}"));
+        // In the cluster, logs are read by machines: the telemetry module's JSON format.
+        assert!(matches!(parsed.log_format, LogFormat::Json));
+        assert!(parsed.leader_elect);
+    }
+
+    #[test]
+    fn an_error_and_its_causes_fit_on_one_line_without_repeats() {
+        let io = std::io::Error::new(std::io::ErrorKind::AddrInUse, "address in use");
+        let error = anyhow::Error::new(io)
+            .context("cannot bind the metrics server to 0.0.0.0:8443")
+            .context("metrics server failed");
+        assert_eq!(
+            one_line(&error),
+            "metrics server failed: cannot bind the metrics server to 0.0.0.0:8443: address in use"
+        );
+        // Like kube's errors, this one prints its source in its own message.
+        #[derive(Debug)]
+        struct Embedding(std::io::Error);
+        impl std::fmt::Display for Embedding {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "request failed: {}", self.0)
+            }
+        }
+        impl std::error::Error for Embedding {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let refused =
+            std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "connection refused");
+        let embedded = anyhow::Error::new(Embedding(refused))
+            .context("cannot reach the Kubernetes API server");
+        assert_eq!(
+            one_line(&embedded),
+            "cannot reach the Kubernetes API server: request failed: connection refused"
+        );
+    }
+}

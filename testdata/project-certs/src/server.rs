@@ -1,0 +1,237 @@
+// Copyright Example Inc.
+// SPDX-License-Identifier: Apache-2.0
+
+//! The HTTP endpoints of the manager: Prometheus metrics (over HTTPS and for authorized
+//! callers only, unless `--metrics-secure=false`), and the health probes the kubelet
+//! calls.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use anyhow::Context as _;
+use axum::Router;
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::IntoResponse;
+use axum::routing::get;
+use tokio::net::TcpListener;
+use tracing::info;
+
+use crate::metrics::Metrics;
+use crate::metrics_auth::{self, MetricsAuth};
+use crate::shutdown::Shutdown;
+use crate::tls;
+
+/// How `/metrics` is served.
+#[derive(Debug)]
+pub enum MetricsSecurity {
+    /// Plain HTTP, to anyone who reaches the port (`--metrics-secure=false`).
+    Insecure,
+    /// HTTPS, to callers whose bearer token the API server authenticates and allows to
+    /// `get /metrics`.
+    Secure {
+        certificate: tls::Serving,
+        auth: MetricsAuth,
+    },
+}
+
+/// Readiness of this replica: the manager's own, flipped once it can serve, and that of
+/// every part registered with [`Health::part`] (the webhook server, for one). `/readyz`
+/// succeeds only when all of them are ready.
+#[derive(Clone, Debug, Default)]
+pub struct Health {
+    ready: Readiness,
+    parts: Arc<Mutex<Vec<(&'static str, Readiness)>>>,
+}
+
+/// The readiness of one part of the manager, set by that part.
+#[derive(Clone, Debug, Default)]
+pub struct Readiness(Arc<AtomicBool>);
+
+impl Readiness {
+    pub fn set(&self, ready: bool) {
+        self.0.store(ready, Ordering::Release);
+    }
+
+    pub fn get(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
+}
+
+impl Health {
+    pub fn set_ready(&self) {
+        self.ready.set(true);
+    }
+
+    /// Registers a part of the manager that `/readyz` waits for; it starts not ready.
+    pub fn part(&self, name: &'static str) -> Readiness {
+        let readiness = Readiness::default();
+        self.parts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((name, readiness.clone()));
+        readiness
+    }
+
+    /// The names of what is not ready yet: `manager`, then the parts.
+    pub fn not_ready(&self) -> Vec<&'static str> {
+        let parts = self.parts.lock().unwrap_or_else(PoisonError::into_inner);
+        let manager = [("manager", &self.ready)];
+        manager
+            .into_iter()
+            .chain(parts.iter().map(|(name, readiness)| (*name, readiness)))
+            .filter(|(_, readiness)| !readiness.get())
+            .map(|(name, _)| name)
+            .collect()
+    }
+
+    pub fn is_ready(&self) -> bool {
+        self.not_ready().is_empty()
+    }
+}
+
+/// `/metrics` in the Prometheus text format.
+pub fn metrics_router(metrics: Arc<Metrics>) -> Router {
+    Router::new()
+        .route("/metrics", get(metrics_handler))
+        .with_state(metrics)
+}
+
+/// [`metrics_router`] for authorized callers only: 401 without a valid bearer token, 403
+/// when its user may not `get /metrics`.
+pub fn secure_metrics_router(metrics: Arc<Metrics>, auth: MetricsAuth) -> Router {
+    metrics_router(metrics).layer(axum::middleware::from_fn_with_state(
+        auth,
+        metrics_auth::require,
+    ))
+}
+
+/// `/healthz` (the process runs) and `/readyz` (it is ready for traffic).
+pub fn probes_router(health: Health) -> Router {
+    Router::new()
+        .route("/healthz", get(|| async { "ok" }))
+        .route("/readyz", get(readyz))
+        .with_state(health)
+}
+
+/// Serves `/metrics` on `listener` until `shutdown`; a certificate read from a directory
+/// is read again every `reload_interval`.
+pub async fn serve_metrics(
+    listener: TcpListener,
+    metrics: Arc<Metrics>,
+    security: MetricsSecurity,
+    reload_interval: Duration,
+    shutdown: Shutdown,
+) -> anyhow::Result<()> {
+    match security {
+        MetricsSecurity::Insecure => {
+            serve("metrics", listener, metrics_router(metrics), shutdown).await
+        }
+        MetricsSecurity::Secure { certificate, auth } => {
+            let router = secure_metrics_router(metrics, auth);
+            tls::serve(listener, certificate, reload_interval, router, shutdown).await
+        }
+    }
+}
+
+/// Serves `/healthz` and `/readyz` on `listener` until `shutdown`.
+pub async fn serve_probes(
+    listener: TcpListener,
+    health: Health,
+    shutdown: Shutdown,
+) -> anyhow::Result<()> {
+    serve("health probes", listener, probes_router(health), shutdown).await
+}
+
+/// Binds the `what` server to `addr`. The manager binds its servers before it starts
+/// anything else, so that a port in use stops it at once.
+pub async fn bind(what: &str, addr: SocketAddr) -> anyhow::Result<TcpListener> {
+    let listener = TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot bind the {what} server to {addr}"))?;
+    info!(%addr, "serving {what}");
+    Ok(listener)
+}
+
+/// Serves `router` over plain HTTP until `shutdown`.
+async fn serve(
+    what: &str,
+    listener: TcpListener,
+    router: Router,
+    shutdown: Shutdown,
+) -> anyhow::Result<()> {
+    axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown.wait())
+        .await
+        .with_context(|| format!("the {what} server failed"))
+}
+
+async fn metrics_handler(State(metrics): State<Arc<Metrics>>) -> impl IntoResponse {
+    match metrics.encode() {
+        Ok(text) => (
+            StatusCode::OK,
+            [(
+                header::CONTENT_TYPE,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            )],
+            text,
+        )
+            .into_response(),
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
+}
+
+async fn readyz(State(health): State<Health>) -> impl IntoResponse {
+    let not_ready = health.not_ready();
+    if not_ready.is_empty() {
+        (StatusCode::OK, "ok".to_string())
+    } else {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("not ready: {}", not_ready.join(", ")),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use kube::Client;
+
+    use super::*;
+    use crate::tls::testing::{CERT_A, KEY_A, assert_picks_up_a_renewal, temp_dir, write_pair};
+
+    /// Metrics authentication whose API server is never asked: this test looks at the
+    /// TLS handshake only.
+    fn unused_auth() -> MetricsAuth {
+        let (api, _) = tower_test::mock::pair::<
+            http::Request<kube::client::Body>,
+            http::Response<kube::client::Body>,
+        >();
+        MetricsAuth::new(Client::new(api, "default"))
+    }
+
+    #[tokio::test]
+    async fn the_metrics_server_picks_up_a_renewed_certificate() -> anyhow::Result<()> {
+        let dir = temp_dir("metrics-certs");
+        write_pair(&dir, CERT_A, KEY_A);
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let security = MetricsSecurity::Secure {
+            certificate: tls::Serving::load("metrics", Some(dir.clone()))?,
+            auth: unused_auth(),
+        };
+        let metrics = Arc::new(Metrics::default());
+        let (trigger, shutdown) = Shutdown::channel();
+        let reload = Duration::from_millis(50);
+        let server = tokio::spawn(serve_metrics(listener, metrics, security, reload, shutdown));
+
+        assert_picks_up_a_renewal(addr, &dir).await;
+
+        trigger.fire();
+        server.await??;
+        std::fs::remove_dir_all(&dir)?;
+        Ok(())
+    }
+}

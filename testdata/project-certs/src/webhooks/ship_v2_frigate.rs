@@ -1,0 +1,167 @@
+// Copyright Example Inc.
+// SPDX-License-Identifier: Apache-2.0
+
+//! The admission webhooks of Frigate (ship.example.com/v2): the API server calls
+//! them before it stores a Frigate. Write the defaults and the rules in the functions
+//! below; the handlers around them speak AdmissionReview.
+
+use axum::body::Bytes;
+use axum::response::Response;
+use kube::ResourceExt;
+use tracing::debug;
+
+use super::admission;
+use crate::api::ship::v2::frigate::Frigate;
+
+/// Sets the defaults of a Frigate that is created or updated. The API server receives
+/// them as a JSON patch.
+pub fn default(frigate: &mut Frigate) {
+    debug!(name = %frigate.name_any(), "defaulting a Frigate");
+    // TODO(user): set defaults, e.g. `frigate.spec.foo.get_or_insert_with(|| "bar".into());`
+}
+
+/// `POST /mutate-ship-example-com-v2-frigate`: the defaulting webhook. Its patch holds what `default` changed;
+/// fields the type does not know stay. To remove them, call `admission::mutate_pruning`.
+pub async fn mutate(body: Bytes) -> Response {
+    super::json(&admission::mutate(&body, default))
+}
+/// Checks a Frigate that is created; an `Err` rejects it with its message.
+pub fn validate_create(frigate: &Frigate) -> admission::Verdict {
+    debug!(name = %frigate.name_any(), "validating a new Frigate");
+    // TODO(user): the rules of a new Frigate; `Err("why".into())` rejects it.
+    Ok(())
+}
+
+/// Checks a change of a Frigate, from `old` to `new`.
+pub fn validate_update(old: &Frigate, new: &Frigate) -> admission::Verdict {
+    debug!(name = %new.name_any(), "validating a change of a Frigate");
+    // TODO(user): the rules of a change, e.g. fields that must not change.
+    let _ = old;
+    Ok(())
+}
+
+/// Checks the deletion of a Frigate. The API server asks only once DELETE is added to
+/// the webhook's operations, as `config/webhook/kustomization.yaml` shows.
+pub fn validate_delete(frigate: &Frigate) -> admission::Verdict {
+    debug!(name = %frigate.name_any(), "validating the deletion of a Frigate");
+    // TODO(user): what must hold before a Frigate may be deleted.
+    Ok(())
+}
+
+/// `POST /validate-ship-example-com-v2-frigate`: the validating webhook.
+pub async fn validate(body: Bytes) -> Response {
+    let review = admission::validate(&body, validate_create, validate_update, validate_delete);
+    super::json(&review)
+}
+// +rsbuilder:scaffold:webhook-functions
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::api::ship::v2::frigate as kind;
+    use crate::webhooks;
+
+    /// Posts an AdmissionReview, as the API server sends it, to the webhook at `path`.
+    async fn call(path: &str, operation: &str, object: Value, old_object: Value) -> Value {
+        let review = json!({
+            "apiVersion": "admission.k8s.io/v1",
+            "kind": "AdmissionReview",
+            "request": {
+                "uid": "705ab4f5-6393-11e8-b7cc-42010a800002",
+                "kind": {"group": "ship.example.com", "version": "v2", "kind": "Frigate"},
+                "resource": {"group": "ship.example.com", "version": "v2", "resource": "frigates"},
+                "name": "sample",
+                "namespace": "default",
+                "operation": operation,
+                "userInfo": {"username": "kubernetes-admin", "groups": ["system:masters"]},
+                "object": object,
+                "oldObject": old_object,
+                "dryRun": false
+            }
+        });
+        let router = webhooks::router(webhooks::CONVERSION_BODY_LIMIT);
+        let (status, answer) = webhooks::send(router, path, review.to_string()).await;
+        assert_eq!(status, 200);
+        assert_eq!(answer["kind"], "AdmissionReview", "{answer}");
+        let response = answer["response"].clone();
+        assert_eq!(response["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002");
+        response
+    }
+
+    /// A Frigate, as JSON.
+    fn object() -> Value {
+        serde_json::to_value(sample()).expect("a serializable sample")
+    }
+
+    /// A v2 Frigate with a value in every field and two items in every list, for the tests and the
+    /// benchmark.
+    fn sample() -> kind::Frigate {
+        kind::Frigate {
+            metadata: kube::core::ObjectMeta {
+                name: Some("sample".into()),
+                namespace: Some("default".into()),
+                uid: Some("9d1f2c3e-0000-4000-8000-000000000001".into()),
+                ..Default::default()
+            },
+            spec: kind::FrigateSpec {
+                foo: Some("foo".into()),
+            },
+            status: Some(sample_frigate_status()),
+        }
+    }
+
+    fn sample_frigate_status() -> kind::FrigateStatus {
+        kind::FrigateStatus {
+            conditions: vec![sample_condition(), sample_condition()],
+            observed_generation: Some(1),
+        }
+    }
+
+    fn sample_condition() -> k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition {
+        k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition {
+            last_transition_time: k8s_openapi::apimachinery::pkg::apis::meta::v1::Time(
+                Default::default(),
+            ),
+            message: "message".into(),
+            observed_generation: Some(1),
+            reason: "Reason".into(),
+            status: "True".into(),
+            type_: "Ready".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn the_defaulting_webhook_answers_a_review() {
+        let path = "/mutate-ship-example-com-v2-frigate";
+        let answer = call(path, "CREATE", object(), Value::Null).await;
+        assert_eq!(answer["allowed"], true, "{answer}");
+    }
+
+    /// A field this version of the manager does not know (from a newer CRD, during a rolling
+    /// upgrade) is data the API server stores: the defaulting patch leaves it alone.
+    #[tokio::test]
+    async fn the_defaulting_webhook_keeps_fields_it_does_not_know() {
+        let path = "/mutate-ship-example-com-v2-frigate";
+        let mut sent = object();
+        sent["spec"]["fieldOfANewerVersion"] = json!({"kept": true});
+        let answer = call(path, "CREATE", sent, Value::Null).await;
+        assert_eq!(answer["allowed"], true, "{answer}");
+        let patch: Vec<u8> = serde_json::from_value(answer["patch"].clone()).unwrap_or_default();
+        let patch = String::from_utf8_lossy(&patch);
+        assert!(!patch.contains("fieldOfANewerVersion"), "{patch}");
+    }
+    #[tokio::test]
+    async fn the_validating_webhook_answers_every_operation() {
+        let path = "/validate-ship-example-com-v2-frigate";
+        for (operation, object, old_object) in [
+            ("CREATE", object(), Value::Null),
+            ("UPDATE", object(), object()),
+            ("DELETE", Value::Null, object()),
+        ] {
+            let answer = call(path, operation, object, old_object).await;
+            assert_eq!(answer["allowed"], true, "{operation}: {answer}");
+        }
+    }
+    // +rsbuilder:scaffold:webhook-tests
+}
