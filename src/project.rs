@@ -309,7 +309,7 @@ mod tests {
     }
 
     fn external(path: &str, crd: &str) -> Project {
-        let mut p = Project::new("example.com", "demo", false);
+        let mut p = Project::new("example.com", "demo", false, WebhookCerts::CertManager);
         p.resources.push(Resource {
             group: "cert-manager.io".into(),
             version: "v1".into(),
