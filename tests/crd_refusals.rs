@@ -216,11 +216,6 @@ fn refused() -> Vec<(&'static str, String, &'static str)> {
             "makes a schema the API server rejects",
         ),
         (
-            "nested Option",
-            kind("", "    pub a: Option<Option<u8>>,", ""),
-            "nested `Option`s are not supported",
-        ),
-        (
             "map with non-String keys",
             kind("", "    pub a: std::collections::BTreeMap<u8, String>,", ""),
             "only `String` keys are supported",

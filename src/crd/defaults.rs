@@ -107,7 +107,9 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                     Ok(Value::Array(Vec::new()))
                 }
                 Wrapper::BTreeMap | Wrapper::HashMap => Ok(Value::Object(Map::new())),
-                Wrapper::Box | Wrapper::Arc | Wrapper::Rc => self.type_default(inner, span),
+                Wrapper::Box | Wrapper::Arc | Wrapper::Rc | Wrapper::Cow => {
+                    self.type_default(inner, span)
+                }
             },
             Shape::User(item) => self.user_default(item, span),
             Shape::Ext(t, params) => match t.default {
@@ -357,7 +359,7 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                 }
                 _ => None,
             },
-            Shape::Wrap(Wrapper::Box | Wrapper::Arc | Wrapper::Rc, inner) => match expr {
+            Shape::Wrap(w, inner) if w.forwards() => match expr {
                 Expr::Call(ExprCall { args, .. }) if args.len() == 1 => self.eval(&args[0], inner),
                 _ => None,
             },

@@ -93,10 +93,10 @@ fn is_list(w: Wrapper) -> bool {
     )
 }
 
-/// `Option`, `Box`, `Rc`, `Arc` are transparent in the schema.
+/// `Option` and the forwarding wrappers (`Box`, `Rc`, `Arc`, `Cow`) are transparent in the schema.
 fn unwrap_option(shape: Shape<'_>) -> Shape<'_> {
     match shape {
-        Shape::Wrap(Wrapper::Option | Wrapper::Box | Wrapper::Rc | Wrapper::Arc, inner) => {
+        Shape::Wrap(w, inner) if w == Wrapper::Option || w.forwards() => {
             unwrap_option(*inner)
         }
         other => other,

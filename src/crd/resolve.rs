@@ -29,11 +29,6 @@ pub enum Shape<'a> {
 }
 
 impl Shape<'_> {
-    /// schemars' `_schemars_private_is_option`: only `Option` itself says yes.
-    pub fn is_option(&self) -> bool {
-        matches!(self, Shape::Wrap(Wrapper::Option, _))
-    }
-
     /// The type as a path, for keys and messages.
     pub fn describe(&self) -> String {
         let list = |args: &[Shape<'_>]| {
@@ -247,13 +242,6 @@ impl<'i, 'a> Resolver<'i, 'a> {
                 }
             };
             let inner = self.resolve_depth(module, inner, depth + 1)?;
-            if w == Wrapper::Option && inner.is_option() {
-                return Err(Unsupported::new(
-                    span,
-                    format!("type `{shown}`"),
-                    "nested `Option`s are not supported",
-                ));
-            }
             return Ok(Shape::Wrap(w, Box::new(inner)));
         }
         if let Some(shape) = self.ext(module, full, args, shown, span, depth)? {

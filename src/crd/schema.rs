@@ -23,7 +23,7 @@ use super::diagnostics::Diagnostic;
 use super::model::{Index, ItemRef, TypeItem, derives};
 use super::resolve::{MAX_TYPE_NESTING, Resolver, Shape, bindings_of};
 use super::std_types::with_slot2;
-use super::typeops::{Op, Slot, apply, with_slot};
+use super::typeops::{Op, Slot, Wrapper, apply, with_option_slot, with_slot};
 
 /// Builds schemas for one CRD version with one generator (kube-derive's settings).
 pub struct Builder<'i, 'a> {
@@ -194,14 +194,16 @@ impl<'i, 'a> Builder<'i, 'a> {
             Shape::K8s(k) => Some(k.schema(op, &mut self.generator)),
             Shape::User(item) => {
                 let s = self.item_schema(item)?;
+                let non_optional = self.option_inner(shape)?;
                 let g = &mut self.generator;
-                Some(with_slot(s, || apply::<Slot>(op, g)))
+                Some(with_option_slot(s, non_optional, || apply::<Slot>(op, g)))
             }
             Shape::Wrap(w, inner) => {
                 let s = self.shape_schema(inner, Op::Subschema)?;
+                let non_optional = self.option_inner(inner)?;
                 let g = &mut self.generator;
                 let f = w.apply();
-                Some(with_slot(s, || f(op, g)))
+                Some(with_option_slot(s, non_optional, || f(op, g)))
             }
             Shape::Ext(t, params) => {
                 let mut schemas = Vec::new();
@@ -223,6 +225,64 @@ impl<'i, 'a> Builder<'i, 'a> {
                 Some(with_slot(s, || f(op, g)))
             }
         }
+    }
+
+    /// What schemars' `_schemars_private_non_optional_json_schema` gives for a type it
+    /// treats as an `Option` (`_schemars_private_is_option`): `Option` itself, the wrappers
+    /// that forward to it, and fully transparent newtypes of those. `Some(None)` for every
+    /// other type.
+    pub fn option_inner(&mut self, shape: &Shape<'a>) -> Option<Option<Schema>> {
+        match shape {
+            Shape::Wrap(Wrapper::Option, inner) => {
+                Some(Some(self.shape_schema(inner, Op::NonOptional)?))
+            }
+            Shape::Wrap(w, inner) if w.forwards() => self.option_inner(inner),
+            Shape::User(item) => match self.transparent_target(item)? {
+                Some(target) => self.option_inner(&target),
+                None => Some(None),
+            },
+            _ => Some(None),
+        }
+    }
+
+    /// The type a derived `JsonSchema` impl forwards everything to (schemars'
+    /// `get_transparent_type`): a container `#[schemars(with = "T")]`, or the field of a
+    /// `#[serde(transparent)]` struct, when neither carries metadata of its own (a doc
+    /// comment counts).
+    fn transparent_target(&mut self, item: &ItemRef<'a>) -> Option<Option<Shape<'a>>> {
+        let attrs = item.item.attrs();
+        if !derives(attrs, "JsonSchema") {
+            return Some(None);
+        }
+        let ctx = Ctx {
+            module: item.module.clone(),
+            file: item.file,
+        };
+        let sch = self.read(&ctx, attrs::schemars::read(attrs))?;
+        if !sch.common.is_default() {
+            return Some(None);
+        }
+        let ty = match (&sch.with, item.item) {
+            (Some(with), _) => with.clone(),
+            (None, TypeItem::Struct(s)) => {
+                let serde = self.read(&ctx, attrs::serde::container(attrs))?;
+                let Some(field) = serde.transparent.then(|| transparent_field(s)).flatten() else {
+                    return Some(None);
+                };
+                let fa = self.read(&ctx, attrs::schemars::read(&field.attrs))?;
+                if !fa.common.is_default() || !fa.validation.is_default() || fa.with.is_some()
+                    || fa.schema_with.is_some()
+                {
+                    return Some(None);
+                }
+                field.ty.clone()
+            }
+            (None, _) => return Some(None),
+        };
+        self.scopes.push(bindings_of(item));
+        let target = self.resolve(&ctx, &ty);
+        self.scopes.pop();
+        Some(Some(target?))
     }
 
     /// `T::json_schema(generator)` for a struct or enum from the sources
@@ -340,10 +400,18 @@ impl<'i, 'a> Builder<'i, 'a> {
         kube_schema: bool,
     ) -> Option<Schema> {
         match &s.fields {
-            // `#[serde(transparent)]` takes the schema of its one field.
-            Fields::Named(named) if serde.transparent && named.named.len() == 1 => {
-                self.field_expr(ctx, &named.named[0])
-            }
+            // `#[serde(transparent)]` takes the schema of the field it stands for.
+            _ if serde.transparent => match transparent_field(s) {
+                Some(field) => self.field_expr(ctx, field),
+                None => {
+                    self.error(
+                        ctx,
+                        s.ident.span(),
+                        "`#[serde(transparent)]` needs exactly one field that is deserialized",
+                    );
+                    None
+                }
+            },
             Fields::Named(named) => {
                 let fields: Vec<&syn::Field> = named.named.iter().collect();
                 let container_default = match &serde.default {
@@ -502,7 +570,10 @@ impl<'i, 'a> Builder<'i, 'a> {
             (false, true) => Op::NonOptional,
             (false, false) => Op::Subschema,
         };
-        let is_option = literal.is_none() && shape.as_ref().is_some_and(Shape::is_option);
+        let is_option = match (&literal, &shape) {
+            (None, Some(shape)) => self.option_inner(shape)?.is_some(),
+            _ => false,
+        };
         let mut sub = match literal {
             Some(s) => s,
             None => self.shape_schema(shape.as_ref()?, op)?,
@@ -809,6 +880,20 @@ impl<'i, 'a> Builder<'i, 'a> {
             }
         }
     }
+}
+
+/// The field a `#[serde(transparent)]` struct stands for, as serde picks it for
+/// `Deserialize` (serde_derive_internals' `allow_transparent`): the one that is no
+/// `PhantomData`, not skipped when deserializing and without a default.
+fn transparent_field(s: &syn::ItemStruct) -> Option<&syn::Field> {
+    let mut candidates = s.fields.iter().filter(|f| {
+        let phantom = matches!(&f.ty, syn::Type::Path(p)
+            if p.path.segments.last().is_some_and(|seg| seg.ident == "PhantomData"));
+        let sf = attrs::serde::field(&f.attrs).unwrap_or_default();
+        !phantom && !sf.skip_deserializing && sf.default.is_none()
+    });
+    let field = candidates.next()?;
+    candidates.next().is_none().then_some(field)
 }
 
 /// Marker: the container derives `Default`, so `Self::default().field` is the field type's default.

@@ -38,12 +38,26 @@ pub fn apply<T: JsonSchema + ?Sized>(op: Op, generator: &mut SchemaGenerator) ->
     }
 }
 
+/// What the slot stands for: the type's schema, and for a type schemars treats as an
+/// `Option` (`_schemars_private_is_option`) the schema without the `Option`.
+struct Slotted {
+    schema: Schema,
+    non_optional: Option<Schema>,
+}
+
 thread_local! {
-    static SLOT: RefCell<Vec<Schema>> = const { RefCell::new(Vec::new()) };
+    static SLOT: RefCell<Vec<Slotted>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A stand-in type whose schema is the one most recently given to [`with_slot`].
+#[derive(Clone)]
 pub struct Slot;
+
+impl Slot {
+    fn top<R>(f: impl FnOnce(Option<&Slotted>) -> R) -> R {
+        SLOT.with(|s| f(s.borrow().last()))
+    }
+}
 
 impl JsonSchema for Slot {
     fn schema_name() -> std::borrow::Cow<'static, str> {
@@ -55,19 +69,44 @@ impl JsonSchema for Slot {
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        SLOT.with(|s| s.borrow().last().cloned())
+        Self::top(|t| t.map(|t| t.schema.clone()))
             .unwrap_or_else(|| Schema::from(false))
+    }
+
+    // `Option<T>`, and everything that forwards to it (`Box`, `Arc`, transparent newtypes),
+    // answers these two differently from other types: the derive makes such a field
+    // optional, and `#[schemars(required)]`/`flatten` take the inner schema.
+    fn _schemars_private_non_optional_json_schema(generator: &mut SchemaGenerator) -> Schema {
+        Self::top(|t| t.and_then(|t| t.non_optional.clone()))
+            .unwrap_or_else(|| Self::json_schema(generator))
+    }
+
+    fn _schemars_private_is_option() -> bool {
+        Self::top(|t| t.is_some_and(|t| t.non_optional.is_some()))
     }
 }
 
 /// Runs `f` (which applies an impl over `Slot`) with `schema` in the slot.
 pub fn with_slot(schema: Schema, f: impl FnOnce() -> Schema) -> Schema {
-    SLOT.with(|s| s.borrow_mut().push(schema));
+    with_option_slot(schema, None, f)
+}
+
+/// [`with_slot`] for a type schemars treats as an `Option`, when `non_optional` is given.
+pub fn with_option_slot(
+    schema: Schema,
+    non_optional: Option<Schema>,
+    f: impl FnOnce() -> Schema,
+) -> Schema {
+    SLOT.with(|s| {
+        s.borrow_mut().push(Slotted {
+            schema,
+            non_optional,
+        })
+    });
     let out = f();
     SLOT.with(|s| s.borrow_mut().pop());
     out
 }
-
 /// A standard generic type with one type parameter we resolve ourselves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wrapper {
@@ -77,6 +116,8 @@ pub enum Wrapper {
     Box,
     Arc,
     Rc,
+    /// `Cow<'_, T>` (its lifetime argument is dropped when resolving).
+    Cow,
     BTreeSet,
     HashSet,
     /// A map with `String` keys; other keys are refused.
@@ -94,11 +135,17 @@ impl Wrapper {
             Self::Box => apply::<Box<Slot>>,
             Self::Arc => apply::<std::sync::Arc<Slot>>,
             Self::Rc => apply::<std::rc::Rc<Slot>>,
+            Self::Cow => apply::<std::borrow::Cow<'static, Slot>>,
             Self::BTreeSet => apply::<BTreeSet<Slot>>,
             Self::HashSet => apply::<HashSet<Slot>>,
             Self::BTreeMap => apply::<BTreeMap<String, Slot>>,
             Self::HashMap => apply::<HashMap<String, Slot>>,
         }
+    }
+
+    /// Pointer-like types whose schemars impl forwards everything to `T`.
+    pub fn forwards(self) -> bool {
+        matches!(self, Self::Box | Self::Arc | Self::Rc | Self::Cow)
     }
 
     pub fn is_map(self) -> bool {
@@ -116,6 +163,7 @@ impl Wrapper {
             | "std::collections::vec_deque::VecDeque" => Self::VecDeque,
             "std::sync::Arc" | "alloc::sync::Arc" => Self::Arc,
             "std::rc::Rc" | "alloc::rc::Rc" => Self::Rc,
+            "std::borrow::Cow" | "alloc::borrow::Cow" => Self::Cow,
             "std::collections::BTreeSet"
             | "alloc::collections::BTreeSet"
             | "std::collections::btree_set::BTreeSet" => Self::BTreeSet,

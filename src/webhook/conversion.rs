@@ -317,6 +317,11 @@ impl<'i, 'a> Gen<'i, 'a> {
         match shape {
             Shape::Prim(p) => Ty::Prim(p),
             Shape::K8s(k) => Ty::K8s(k),
+            // Borrowed data is moved as it is when both sides name the same type.
+            Shape::Wrap(Wrapper::Cow, inner) => {
+                let inner = self.ty_text(&self.ty_of(*inner));
+                Ty::Unknown(format!("std::borrow::Cow<'static, {inner}>"))
+            }
             Shape::Wrap(w, inner) => Ty::Wrap(w, Box::new(self.ty_of(*inner))),
             // A generic type instantiated: named as a path, moved when both sides agree.
             Shape::User(item) if !item.args.is_empty() => Ty::Unknown(item.key()),
@@ -375,6 +380,7 @@ impl<'i, 'a> Gen<'i, 'a> {
                     Wrapper::VecDeque => format!("std::collections::VecDeque<{inner}>"),
                     Wrapper::Arc => format!("std::sync::Arc<{inner}>"),
                     Wrapper::Rc => format!("std::rc::Rc<{inner}>"),
+                    Wrapper::Cow => format!("std::borrow::Cow<'static, {inner}>"),
                     Wrapper::BTreeSet => format!("std::collections::BTreeSet<{inner}>"),
                     Wrapper::HashSet => format!("std::collections::HashSet<{inner}>"),
                     Wrapper::BTreeMap => format!("std::collections::BTreeMap<String, {inner}>"),
@@ -1030,6 +1036,7 @@ impl<'i, 'a> Gen<'i, 'a> {
                     Wrapper::Box | Wrapper::Arc | Wrapper::Rc => {
                         call(format!("{}::new", wrapper_path(*w)), vec![value])
                     }
+                    Wrapper::Cow => call("std::borrow::Cow::Owned", vec![value]),
                     Wrapper::VecDeque | Wrapper::BTreeSet | Wrapper::HashSet => {
                         match value.flat() {
                             Some(flat) => chain(format!("[{flat}]"), &[".into()"]),
@@ -1108,6 +1115,7 @@ fn wrapper_name(w: Wrapper) -> &'static str {
         Wrapper::Box => "boxed",
         Wrapper::Arc => "arc",
         Wrapper::Rc => "rc",
+        Wrapper::Cow => "cow",
         Wrapper::BTreeSet | Wrapper::HashSet => "set",
         Wrapper::BTreeMap | Wrapper::HashMap => "map",
     }
