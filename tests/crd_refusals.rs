@@ -216,9 +216,9 @@ fn refused() -> Vec<(&'static str, String, &'static str)> {
             "makes a schema the API server rejects",
         ),
         (
-            "map with non-String keys",
+            "map with integer keys (patternProperties)",
             kind("", "    pub a: std::collections::BTreeMap<u8, String>,", ""),
-            "only `String` keys are supported",
+            "`patternProperties` is not supported in CRDs",
         ),
         (
             "lifetime or const parameters",

@@ -111,6 +111,7 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                     self.type_default(inner, span)
                 }
             },
+            Shape::Map(..) => Ok(Value::Object(Map::new())),
             Shape::User(item) => self.user_default(item, span),
             Shape::Ext(t, params) => match t.default {
                 DefaultOf::Value(f) => f().ok_or_else(|| unknown_default(t.path, span)),

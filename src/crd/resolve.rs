@@ -21,7 +21,11 @@ pub enum Shape<'a> {
     Prim(Prim),
     K8s(&'static K8sType),
     User(ItemRef<'a>),
+    /// `Option`, lists, pointers, and maps keyed by `String`.
     Wrap(Wrapper, Box<Shape<'a>>),
+    /// A `BTreeMap`/`HashMap` with any other key type: `(map, key, value)`. schemars reads
+    /// the key's schema (enum keys become properties, integer keys a pattern).
+    Map(Wrapper, Box<Shape<'a>>, Box<Shape<'a>>),
     /// A std or feature-crate type from `std_types`, with its type parameters.
     Ext(&'static ExtType, Vec<Shape<'a>>),
     /// `[T; N]`.
@@ -40,6 +44,9 @@ impl Shape<'_> {
             Shape::K8s(k) => k.path.trim_end_matches("::").to_string(),
             Shape::User(item) => item.key(),
             Shape::Wrap(w, inner) => format!("{w:?}<{}>", inner.describe()),
+            Shape::Map(w, key, value) => {
+                format!("{w:?}<{}, {}>", key.describe(), value.describe())
+            }
             Shape::Ext(t, args) if args.is_empty() => t.path.to_string(),
             Shape::Ext(t, args) => format!("{}<{}>", t.path, list(args)),
             Shape::Array(n, inner) => format!("[{}; {n}]", inner.describe()),
@@ -221,15 +228,10 @@ impl<'i, 'a> Resolver<'i, 'a> {
             let inner = match (w.is_map(), args) {
                 (false, [t]) => *t,
                 (true, [k, v]) => {
-                    match self.resolve_depth(module, k, depth + 1)? {
-                        Shape::Prim(Prim::String) => {}
-                        _ => {
-                            return Err(Unsupported::new(
-                                span_of(*k),
-                                format!("map key type in `{shown}`"),
-                                "only `String` keys are supported",
-                            ));
-                        }
+                    let key = self.resolve_depth(module, k, depth + 1)?;
+                    if !matches!(key, Shape::Prim(Prim::String)) {
+                        let value = self.resolve_depth(module, v, depth + 1)?;
+                        return Ok(Shape::Map(w, Box::new(key), Box::new(value)));
                     }
                     *v
                 }
@@ -376,12 +378,11 @@ impl<'i, 'a> Resolver<'i, 'a> {
             (Params::OneArray, [Type::Array(a)]) => vec![resolve(&a.elem)?],
             (Params::Two, [a, b]) => vec![resolve(a)?, resolve(b)?],
             (Params::StringKeyed, [k, v]) => {
-                if !matches!(resolve(k)?, Shape::Prim(Prim::String)) {
-                    return Err(Unsupported::new(
-                        span_of(*k),
-                        format!("map key type in `{shown}`"),
-                        "only `String` keys are supported",
-                    ));
+                let key = resolve(k)?;
+                if !matches!(key, Shape::Prim(Prim::String)) {
+                    // schemars' impl for these maps forwards to `BTreeMap<K, V>`.
+                    let value = Box::new(resolve(v)?);
+                    return Ok(Some(Shape::Map(Wrapper::BTreeMap, Box::new(key), value)));
                 }
                 vec![resolve(v)?]
             }

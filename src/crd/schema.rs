@@ -205,6 +205,13 @@ impl<'i, 'a> Builder<'i, 'a> {
                 let f = w.apply();
                 Some(with_option_slot(s, non_optional, || f(op, g)))
             }
+            Shape::Map(w, key, value) => {
+                let k = self.shape_schema(key, Op::Subschema)?;
+                let v = self.shape_schema(value, Op::Subschema)?;
+                let f = w.apply_keyed()?;
+                let g = &mut self.generator;
+                Some(with_slot(k, || with_slot2(v, || f(op, g))))
+            }
             Shape::Ext(t, params) => {
                 let mut schemas = Vec::new();
                 for p in params {

@@ -8,6 +8,7 @@
 //!   int-or-string pattern, `anyOf: [{type: integer}, {type: string}]`);
 //! - not both `properties` and `additionalProperties`;
 //! - `items` is one schema, not a list;
+//! - no `patternProperties` (not structural-schema rules, but the API server refuses it);
 //! - at the root: `type: object`, and `metadata` may only restrict `name`/`generateName`.
 //!
 //! The storage-version rule is checked where versions are merged.
@@ -83,6 +84,13 @@ fn node(s: &JSONSchemaProps, path: &str, in_junctor: bool, out: &mut Vec<String>
         }
     } else if s.type_.as_deref().is_none_or(str::is_empty) && !int_or_string && !preserve {
         out.push(format!("{path}: must have a `type` (or x-kubernetes-int-or-string / x-kubernetes-preserve-unknown-fields)"));
+    }
+    // apiextensions' ValidateCustomResourceDefinitionOpenAPISchema: "patternProperties is
+    // not supported". schemars writes it for map keys that are integers or have a pattern.
+    if s.pattern_properties.as_ref().is_some_and(|p| !p.is_empty()) {
+        out.push(format!(
+            "{path}: `patternProperties` is not supported in CRDs (schemars writes it for map keys that are integers or have a pattern; key the map by `String` or a unit enum)"
+        ));
     }
     if s.properties.as_ref().is_some_and(|p| !p.is_empty()) && s.additional_properties.is_some() {
         out.push(format!(

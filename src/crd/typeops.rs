@@ -148,6 +148,17 @@ impl Wrapper {
         matches!(self, Self::Box | Self::Arc | Self::Rc | Self::Cow)
     }
 
+    /// The impl over `Map<Slot, Slot2>` (key in [`Slot`], value in `Slot2`), for maps
+    /// whose key is not a `String`.
+    pub fn apply_keyed(self) -> Option<ApplyFn> {
+        use super::std_types::Slot2;
+        match self {
+            Self::BTreeMap => Some(apply::<BTreeMap<Slot, Slot2>>),
+            Self::HashMap => Some(apply::<HashMap<Slot, Slot2>>),
+            _ => None,
+        }
+    }
+
     pub fn is_map(self) -> bool {
         matches!(self, Self::BTreeMap | Self::HashMap)
     }

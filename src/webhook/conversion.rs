@@ -323,6 +323,15 @@ impl<'i, 'a> Gen<'i, 'a> {
                 Ty::Unknown(format!("std::borrow::Cow<'static, {inner}>"))
             }
             Shape::Wrap(w, inner) => Ty::Wrap(w, Box::new(self.ty_of(*inner))),
+            Shape::Map(w, key, value) => {
+                let key = self.ty_text(&self.ty_of(*key));
+                let value = self.ty_text(&self.ty_of(*value));
+                let map = match w {
+                    Wrapper::HashMap => "std::collections::HashMap",
+                    _ => "std::collections::BTreeMap",
+                };
+                Ty::Unknown(format!("{map}<{key}, {value}>"))
+            }
             // A generic type instantiated: named as a path, moved when both sides agree.
             Shape::User(item) if !item.args.is_empty() => Ty::Unknown(item.key()),
             Shape::User(item) => match item.item {

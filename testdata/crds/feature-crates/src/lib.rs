@@ -25,6 +25,8 @@ pub struct ReleaseSpec {
     pub cutoff: NaiveDate,
     pub weekday: Option<chrono::Weekday>,
     pub labels: IndexMap<String, String>,
+    pub by_weekday: IndexMap<chrono::Weekday, u8>,
+    pub by_id: IndexMap<uuid1::Uuid, String>,
     pub channels: indexmap::IndexSet<String>,
     pub target: either::Either<String, u32>,
     pub name: smol_str::SmolStr,
