@@ -386,6 +386,11 @@ impl<'i, 'a> Builder<'i, 'a> {
         } else if let Some(with) = &sch.with {
             let shape = self.resolve(ctx, with)?;
             self.shape_schema(&shape, Op::Subschema)?
+        } else if let Some(from) = serde.from.as_ref().filter(|_| !serde.transparent) {
+            // kube-derive generates under the deserialize contract, where schemars takes
+            // the schema of the `from`/`try_from` type (`into` only counts when serializing).
+            let shape = self.resolve(ctx, from)?;
+            self.shape_schema(&shape, Op::Subschema)?
         } else {
             match item.item {
                 TypeItem::Struct(s) => self.struct_data(ctx, item, s, &serde, kube_schema)?,
@@ -562,7 +567,7 @@ impl<'i, 'a> Builder<'i, 'a> {
             return Some(());
         }
         let name = field_name(field.ident.as_ref(), &sf, rename_all);
-        let ty = sa.with.clone().unwrap_or_else(|| field.ty.clone());
+        let ty = self.field_type(ctx, field, &sa, &sf)?;
         let required = sa.validation.required;
         let has_default = container_default || !sf.default.is_none();
         let literal = self.schema_with(ctx, &sa)?;
@@ -610,6 +615,37 @@ impl<'i, 'a> Builder<'i, 'a> {
         Some(())
     }
 
+    /// The type whose schema a field takes (schemars' `type_for_field_schema`):
+    /// `#[schemars(with)]`, else serde's `with` read as a type, else the field's own type.
+    /// A `schema_with` function wins over serde's `with` (the field type then only gives
+    /// the default).
+    fn field_type(
+        &mut self,
+        ctx: &Ctx,
+        field: &syn::Field,
+        sa: &SchemarsAttrs,
+        sf: &SerdeField,
+    ) -> Option<syn::Type> {
+        if let Some(with) = &sa.with {
+            return Some(with.clone());
+        }
+        let Some((with, span)) = sf.with.as_ref().filter(|_| sa.schema_with.is_none()) else {
+            return Some(field.ty.clone());
+        };
+        let bindings = self.scopes.last().cloned().unwrap_or_default();
+        if let Err(u) = Resolver::with_bindings(self.index, bindings).resolve(&ctx.module, with) {
+            let shown = quote::ToTokens::to_token_stream(with).to_string().replace(' ', "");
+            let why = format!(
+                "schemars reads `with` as a type, and {}: {}; if `{shown}` is a module, add `#[schemars(with = \"T\")]` naming the type the field is serialized as",
+                u.what, u.why
+            );
+            let what = format!("`#[serde(with = \"{shown}\")]`");
+            self.refuse(ctx, Unsupported::new(*span, what, why));
+            return None;
+        }
+        Some(with.clone())
+    }
+
     /// `expr_for_field` for a newtype struct or variant's single field.
     fn field_expr(&mut self, ctx: &Ctx, field: &syn::Field) -> Option<Schema> {
         if self.undecided(ctx, &field_what(field), &field.attrs) {
@@ -622,7 +658,7 @@ impl<'i, 'a> Builder<'i, 'a> {
         if refused {
             return None;
         }
-        let ty = sa.with.clone().unwrap_or_else(|| field.ty.clone());
+        let ty = self.field_type(ctx, field, &sa, &sf)?;
         let op = if sa.validation.required {
             Op::NonOptional
         } else {
@@ -692,7 +728,7 @@ impl<'i, 'a> Builder<'i, 'a> {
         // expr_for_external_tagged_enum
         let (units, complex): (Vec<&VariantInfo>, Vec<&VariantInfo>) =
             variants.iter().partition(|v| {
-                v.is_unit() && v.attrs.common.is_default() && v.attrs.with.is_none() && !v.untagged
+                v.is_unit() && v.attrs.common.is_default() && !v.has_with() && !v.untagged
             });
         let unit_names: Vec<Value> = units.iter().map(|v| Value::from(v.name.clone())).collect();
         let unit_schema = json_schema!({"type": "string", "enum": unit_names});
@@ -713,7 +749,7 @@ impl<'i, 'a> Builder<'i, 'a> {
                 schemas.push(s.to_value());
                 continue;
             }
-            let mut s = if v.is_unit() && v.attrs.with.is_none() {
+            let mut s = if v.is_unit() && !v.has_with() {
                 schemars::_private::new_unit_enum_variant(&v.name)
             } else {
                 let sub = self.untagged_variant(ctx, v, serde)?;
@@ -741,17 +777,12 @@ impl<'i, 'a> Builder<'i, 'a> {
         }
         let sv = self.read(ctx, attrs::serde::variant(&v.attrs))?;
         let mut sa = self.read(ctx, attrs::schemars::read(&v.attrs))?;
-        if let Some((_, span)) = &sa.schema_with {
-            sa.unsupported.push(Unsupported::new(
-                *span,
-                "`#[schemars(schema_with = ...)]` on a variant",
-                "the schema is produced by user code",
-            ));
-        }
-        let mut refused = self.refuse_all(ctx, sv.unsupported.clone());
-        refused |= self.refuse_all(ctx, std::mem::take(&mut sa.unsupported));
-        if refused {
+        if self.refuse_all(ctx, std::mem::take(&mut sa.unsupported)) {
             return None;
+        }
+        // schemars reads `#[schemars]` first: its `with`/`schema_with` win over serde's `with`.
+        if sa.with.is_none() && sa.schema_with.is_none() {
+            sa.with = sv.with.map(|(ty, _)| ty);
         }
         if sv.skip_deserializing {
             return Some(None);
@@ -792,6 +823,9 @@ impl<'i, 'a> Builder<'i, 'a> {
         v: &VariantInfo<'_>,
         serde: &SerdeContainer,
     ) -> Option<Schema> {
+        if let Some(schema) = self.schema_with(ctx, &v.attrs)? {
+            return Some(schema);
+        }
         if let Some(with) = &v.attrs.with {
             let shape = self.resolve(ctx, with)?;
             return self.shape_schema(&shape, Op::Subschema);
@@ -917,6 +951,11 @@ pub struct VariantInfo<'v> {
 impl VariantInfo<'_> {
     fn is_unit(&self) -> bool {
         matches!(self.variant.fields, Fields::Unit)
+    }
+
+    /// schemars' `variant.attrs.with.is_some()`: a `with` type or a `schema_with` function.
+    fn has_with(&self) -> bool {
+        self.attrs.with.is_some() || self.attrs.schema_with.is_some()
     }
 }
 

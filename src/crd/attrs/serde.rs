@@ -129,6 +129,9 @@ pub struct SerdeContainer {
     pub untagged: bool,
     pub default: DefaultAttr,
     pub transparent: bool,
+    /// `from`/`try_from`: the type serde deserializes through (the derive's schema under
+    /// the deserialize contract kube-derive uses). `into` only matters when serializing.
+    pub from: Option<syn::Type>,
     pub unsupported: Vec<Unsupported>,
 }
 
@@ -142,6 +145,8 @@ pub struct SerdeField {
     pub default: DefaultAttr,
     pub flatten: bool,
     pub serialize_with: bool,
+    /// `with = "..."`, which schemars reads as the type whose schema the field takes.
+    pub with: Option<(syn::Type, Span)>,
     pub unsupported: Vec<Unsupported>,
 }
 
@@ -153,7 +158,8 @@ pub struct SerdeVariant {
     pub skip_serializing: bool,
     pub skip_deserializing: bool,
     pub untagged: bool,
-    pub unsupported: Vec<Unsupported>,
+    /// `with = "..."`, read by schemars as for fields.
+    pub with: Option<(syn::Type, Span)>,
 }
 
 /// The serde keywords schemars_derive copies from `#[schemars]` to `#[serde]`.
@@ -279,6 +285,12 @@ fn default_value(m: &ParseNestedMeta<'_>) -> syn::Result<DefaultAttr> {
     }
 }
 
+/// A `= "Type"` value, as schemars parses `with`/`from`: a type path in a string.
+fn type_value(m: &ParseNestedMeta<'_>) -> syn::Result<(syn::Type, Span)> {
+    let lit: LitStr = m.value()?.parse()?;
+    Ok((parse_lit(&lit)?, lit.span()))
+}
+
 pub fn container(attrs: &[Attribute]) -> syn::Result<SerdeContainer> {
     let mut c = SerdeContainer::default();
     for_each_serde_item(attrs, |name, m| {
@@ -291,14 +303,7 @@ pub fn container(attrs: &[Attribute]) -> syn::Result<SerdeContainer> {
             "untagged" => c.untagged = true,
             "default" => c.default = default_value(&m)?,
             "transparent" => c.transparent = true,
-            "from" | "try_from" | "into" | "remote" => {
-                c.unsupported.push(Unsupported::new(
-                    span_of(&m.path),
-                    format!("`#[serde({name} = ...)]`"),
-                    "the schema comes from another type's conversion",
-                ));
-                skip_value(&m)?;
-            }
+            "from" | "try_from" => c.from = Some(type_value(&m)?.0),
             _ => skip_value(&m)?,
         }
         Ok(())
@@ -328,13 +333,9 @@ pub fn field(attrs: &[Attribute]) -> syn::Result<SerdeField> {
                 skip_value(&m)?;
             }
             "with" => {
-                // schemars reads `with` from serde attributes as a *type* path.
-                f.unsupported.push(Unsupported::new(
-                    span_of(&m.path),
-                    "`#[serde(with = ...)]`",
-                    "schemars would take the schema of the named module/type",
-                ));
-                skip_value(&m)?;
+                // Serializing the default goes through `<with>::serialize`.
+                f.serialize_with = true;
+                f.with = Some(type_value(&m)?);
             }
             _ => skip_value(&m)?,
         }
@@ -356,14 +357,8 @@ pub fn variant(attrs: &[Attribute]) -> syn::Result<SerdeVariant> {
             "skip_serializing" => v.skip_serializing = true,
             "skip_deserializing" => v.skip_deserializing = true,
             "untagged" => v.untagged = true,
-            "with" | "serialize_with" | "deserialize_with" => {
-                v.unsupported.push(Unsupported::new(
-                    span_of(&m.path),
-                    format!("`#[serde({name} = ...)]` on a variant"),
-                    "the variant's schema depends on custom code",
-                ));
-                skip_value(&m)?;
-            }
+            // schemars ignores `serialize_with`/`deserialize_with` on variants.
+            "with" => v.with = Some(type_value(&m)?),
             _ => skip_value(&m)?,
         }
         Ok(())
