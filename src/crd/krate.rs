@@ -21,6 +21,10 @@ pub struct Crate {
     /// schemars' optional features (`chrono04`, `url2`, ...) that are on for this crate,
     /// from its Cargo.toml or, through feature unification, its Cargo.lock.
     pub schemars_features: BTreeSet<String>,
+    /// Whether serde_json's `preserve_order` is on: schema properties then keep insertion
+    /// order, which decides the property KubeSchema's `#[x_kube]` lands on for a
+    /// flattened field.
+    pub json_preserves_order: bool,
     /// The names code uses for dependencies that are renamed, to their package names.
     pub renames: BTreeMap<String, String>,
     /// The manifest read, for messages; `None` when there is none.
@@ -70,6 +74,14 @@ impl Crate {
         if let Some(lock) = lock {
             schemars_features.extend(locked_schemars_features(lock));
         }
+        // serde_json's only optional dependency is indexmap, which `preserve_order` adds.
+        let json_preserves_order = schemars_features.contains("preserve_order")
+            || deps.iter().any(|d| {
+                d.package == "serde_json" && d.features.iter().any(|f| f == "preserve_order")
+            })
+            || lock.is_some_and(|l| {
+                locked_dependencies(l, "serde_json", "1.").any(|(name, _)| name == "indexmap")
+            });
         let renames = deps
             .iter()
             .filter(|d| d.name != d.package)
@@ -80,6 +92,7 @@ impl Crate {
                 features: Some(features),
             },
             schemars_features,
+            json_preserves_order,
             renames,
             manifest: None,
         })
@@ -276,32 +289,41 @@ fn enabled_features(
 /// Cargo.lock lists the optional dependencies some crate enabled (cargo unifies features,
 /// so one crate enabling `schemars/chrono04` gives every crate the impl).
 fn locked_schemars_features(lock: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let mut in_schemars = false;
+    locked_dependencies(lock, "schemars", "1.")
+        .filter_map(|(name, version)| schemars_feature_for(name, version))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The dependencies (`name`, `version` when the lock gives one) that Cargo.lock records
+/// for `package` at a version starting with `major`.
+fn locked_dependencies<'l>(
+    lock: &'l str,
+    package: &'l str,
+    major: &'l str,
+) -> impl Iterator<Item = (&'l str, &'l str)> + 'l {
+    let mut in_package = false;
     let mut in_deps = false;
-    for line in lock.lines().map(str::trim) {
+    lock.lines().map(str::trim).filter_map(move |line| {
         if line == "[[package]]" {
-            in_schemars = false;
+            in_package = false;
             in_deps = false;
-        } else if line == "name = \"schemars\"" {
-            in_schemars = true;
-        } else if in_schemars && line.starts_with("version = ") {
-            in_schemars = line.starts_with("version = \"1.");
-        } else if in_schemars && line.starts_with("dependencies = [") {
+        } else if line.strip_prefix("name = ") == Some(&format!("\"{package}\"")) {
+            in_package = true;
+        } else if in_package && line.starts_with("version = ") {
+            in_package = line.starts_with(&format!("version = \"{major}"));
+        } else if in_package && line.starts_with("dependencies = [") {
             in_deps = true;
         } else if in_deps {
             if line.starts_with(']') {
                 in_deps = false;
-                continue;
+                return None;
             }
             let dep = line.trim_matches(|c| c == '"' || c == ',');
-            let (name, version) = dep.split_once(' ').unwrap_or((dep, ""));
-            if let Some(f) = schemars_feature_for(name, version) {
-                out.insert(f.to_string());
-            }
+            return Some(dep.split_once(' ').unwrap_or((dep, "")));
         }
-    }
-    out
+        None
+    })
 }
 
 /// schemars 1's feature for an optional dependency, by package name (and version, for
@@ -334,6 +356,46 @@ mod tests {
         let req: Vec<String> = requested.iter().map(|s| s.to_string()).collect();
         let k = Crate::parse(manifest, None, &req).unwrap();
         k.cfg.features.unwrap().into_iter().collect()
+    }
+
+    #[test]
+    fn preserve_order_is_read_from_the_manifest_and_the_lock() {
+        let on = |manifest: &str, lock: Option<&str>| {
+            Crate::parse(manifest, lock, &[])
+                .unwrap()
+                .json_preserves_order
+        };
+        let plain = "[dependencies]\nserde_json = \"1\"\n";
+        assert!(!on(plain, None));
+        assert!(on(
+            "[dependencies]\nserde_json = { version = \"1\", features = [\"preserve_order\"] }\n",
+            None
+        ));
+        assert!(on(
+            "[dependencies]\nschemars = { version = \"1\", features = [\"preserve_order\"] }\n",
+            None
+        ));
+        let lock = |deps: &str| {
+            format!(
+                "[[package]]\nname = \"serde_json\"\nversion = \"1.0.140\"\ndependencies = [\n{deps}]\n\n[[package]]\nname = \"zmij\"\nversion = \"1.0.0\"\ndependencies = [\n \"indexmap\",\n]\n"
+            )
+        };
+        assert!(on(plain, Some(&lock(" \"indexmap\",\n \"itoa\",\n"))));
+        assert!(
+            !on(plain, Some(&lock(" \"itoa\",\n"))),
+            "another package's indexmap is not serde_json's"
+        );
+    }
+
+    #[test]
+    fn rsbuilder_iterates_schema_properties_in_key_order_as_kube_derive_does() {
+        // kube's `validate_property(_, 0, _)` runs here on rsbuilder's serde_json: it must
+        // see properties in the order a generated project's serde_json has them.
+        let map: serde_json::Map<String, serde_json::Value> =
+            [("b".to_string(), 1.into()), ("a".to_string(), 2.into())]
+                .into_iter()
+                .collect();
+        assert_eq!(map.keys().next().map(String::as_str), Some("a"));
     }
 
     #[test]

@@ -874,39 +874,36 @@ impl<'i, 'a> Builder<'i, 'a> {
                 continue;
             }
             let sf = self.read(ctx, attrs::serde::field(&field.attrs))?;
-            if sf.flatten {
+            if sf.flatten && self.index.krate.json_preserves_order {
                 self.refuse(
                     ctx,
                     Unsupported::new(
                         span_of(field),
                         "`#[x_kube]` on a flattened field",
-                        "kube applies it to whichever property comes first",
+                        "kube applies it to the first property the field brings, and with serde_json's `preserve_order` on (Cargo.toml or Cargo.lock) that order is the build's",
                     ),
                 );
                 continue;
             }
-            if sf.skip_deserializing {
-                continue;
-            }
-            let name = field_name(field.ident.as_ref(), &sf, rename_all);
-            let Some(prop) = schema.get_mut("properties").and_then(|p| p.get_mut(&name)) else {
-                continue;
-            };
-            let Ok(mut prop_schema) = Schema::try_from(prop.clone()) else {
+            // KubeSchema derives a copy of the struct holding only this field, changes the
+            // copy's first property (in serde_json's key order: for a flattened field, the
+            // first of the properties it brings) and copies all its properties over.
+            let Some(mut merge) =
+                self.struct_schema(ctx, &[field], rename_all, None, false, true)
+            else {
                 continue;
             };
             for rule in &x.validations {
-                if let Err(e) = kube_core::validate(&mut prop_schema, rule.clone()) {
+                if let Err(e) = kube_core::validate_property(&mut merge, 0, rule.clone()) {
                     self.error(ctx, span_of(field), format!("invalid CEL rule: {e}"));
                 }
             }
-            let mut value = prop_schema.to_value();
             if let Some(strategy) = x.merge_strategy.clone()
-                && let Err(e) = kube_core::merge_strategy(&mut value, strategy)
+                && let Err(e) = kube_core::merge_strategy_property(&mut merge, 0, strategy)
             {
                 self.error(ctx, span_of(field), format!("invalid merge strategy: {e}"));
             }
-            *prop = value;
+            kube_core::merge_properties(schema, &mut merge);
         }
         Some(())
     }
