@@ -213,15 +213,6 @@ fn refused() -> Vec<(&'static str, String, &'static str)> {
             kind("", "    pub a: std::collections::BTreeMap<u8, String>,", ""),
             "`patternProperties` is not supported in CRDs",
         ),
-        (
-            "lifetime or const parameters",
-            kind(
-                "",
-                "    pub a: Buf<4>,",
-                &format!("{DERIVES}\npub struct Buf<const N: usize> {{ pub b: [u8; N] }}\n"),
-            ),
-            "only type parameters are supported",
-        ),
     ]
 }
 

@@ -82,7 +82,7 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
     pub fn type_default(&mut self, shape: &Shape<'a>, span: Span) -> R<Value> {
         match shape {
             Shape::Prim(p) => match p {
-                Prim::String | Prim::PathBuf => Ok(Value::from("")),
+                Prim::String | Prim::Str | Prim::PathBuf => Ok(Value::from("")),
                 Prim::Bool => Ok(Value::from(false)),
                 Prim::F32 => Ok(Value::from(0f32)),
                 Prim::F64 => Ok(Value::from(0f64)),
@@ -112,6 +112,7 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                 }
             },
             Shape::Map(..) => Ok(Value::Object(Map::new())),
+            Shape::Const(_) => unreachable!("`resolve` refuses a const parameter used as a type"),
             Shape::User(item) => self.user_default(item, span),
             Shape::Ext(t, params) => match t.default {
                 DefaultOf::Value(f) => f().ok_or_else(|| unknown_default(t.path, span)),

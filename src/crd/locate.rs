@@ -96,9 +96,7 @@ fn is_list(w: Wrapper) -> bool {
 /// `Option` and the forwarding wrappers (`Box`, `Rc`, `Arc`, `Cow`) are transparent in the schema.
 fn unwrap_option(shape: Shape<'_>) -> Shape<'_> {
     match shape {
-        Shape::Wrap(w, inner) if w == Wrapper::Option || w.forwards() => {
-            unwrap_option(*inner)
-        }
+        Shape::Wrap(w, inner) if w == Wrapper::Option || w.forwards() => unwrap_option(*inner),
         other => other,
     }
 }

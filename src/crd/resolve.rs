@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::collections::HashSet;
 
 use syn::ext::IdentExt;
-use syn::{GenericArgument, PathArguments, Type};
+use syn::{Expr, GenericArgument, GenericParam, PathArguments, Type};
 
 use super::attrs::{Unsupported, span_of};
 use super::k8s_types::{self, K8sType};
@@ -30,6 +30,9 @@ pub enum Shape<'a> {
     Ext(&'static ExtType, Vec<Shape<'a>>),
     /// `[T; N]`.
     Array(usize, Box<Shape<'a>>),
+    /// The value of a const generic argument (`Bounded<5>`): only ever bound to a const
+    /// parameter, never the type of a field.
+    Const(serde_json::Value),
 }
 
 impl Shape<'_> {
@@ -50,6 +53,7 @@ impl Shape<'_> {
             Shape::Ext(t, args) if args.is_empty() => t.path.to_string(),
             Shape::Ext(t, args) => format!("{}<{}>", t.path, list(args)),
             Shape::Array(n, inner) => format!("[{}; {n}]", inner.describe()),
+            Shape::Const(v) => v.to_string(),
         }
     }
 }
@@ -58,10 +62,20 @@ impl Shape<'_> {
 pub fn bindings_of<'a>(item: &ItemRef<'a>) -> Vec<(String, Shape<'a>)> {
     item.item
         .generics()
-        .type_params()
-        .map(|p| p.ident.unraw().to_string())
+        .params
+        .iter()
+        .filter_map(param_name)
         .zip(item.args.iter().cloned())
         .collect()
+}
+
+/// The name of a type or const parameter (lifetimes take no part in a schema).
+fn param_name(p: &GenericParam) -> Option<String> {
+    match p {
+        GenericParam::Type(t) => Some(t.ident.unraw().to_string()),
+        GenericParam::Const(c) => Some(c.ident.unraw().to_string()),
+        GenericParam::Lifetime(_) => None,
+    }
 }
 
 /// Where a path leads.
@@ -134,18 +148,16 @@ impl<'i, 'a> Resolver<'i, 'a> {
             Type::Group(g) => return self.resolve_depth(module, &g.elem, depth),
             Type::Tuple(t) if t.elems.is_empty() => return Ok(Shape::Prim(Prim::Unit)),
             Type::Array(a) => {
-                let len = match &a.len {
-                    syn::Expr::Lit(syn::ExprLit {
-                        lit: syn::Lit::Int(n),
-                        ..
-                    }) => n.base10_parse::<usize>().ok(),
-                    _ => None,
-                };
+                let len = self
+                    .const_value(module, &a.len)
+                    .ok()
+                    .and_then(|v| v.as_u64())
+                    .and_then(|n| usize::try_from(n).ok());
                 let Some(len) = len.filter(|n| std_types::array(*n).is_some()) else {
                     return Err(Unsupported::new(
                         span,
                         format!("type `{shown}`"),
-                        "schemars implements `JsonSchema` for arrays of a literal length up to 32",
+                        "schemars implements `JsonSchema` for arrays of a known length up to 32",
                     ));
                 };
                 let inner = self.resolve_depth(module, &a.elem, depth + 1)?;
@@ -165,17 +177,22 @@ impl<'i, 'a> Resolver<'i, 'a> {
             .iter()
             .map(|s| s.ident.unraw().to_string())
             .collect();
-        let args: Vec<&Type> = match path.segments.last().map(|s| &s.arguments) {
+        // Type and const arguments in order; lifetimes take no part in a schema.
+        let generic_args: Vec<&GenericArgument> = match path.segments.last().map(|s| &s.arguments) {
             Some(PathArguments::AngleBracketed(a)) => a
                 .args
                 .iter()
-                .filter_map(|g| match g {
-                    GenericArgument::Type(t) => Some(t),
-                    _ => None,
-                })
+                .filter(|g| matches!(g, GenericArgument::Type(_) | GenericArgument::Const(_)))
                 .collect(),
             _ => Vec::new(),
         };
+        let args: Vec<&Type> = generic_args
+            .iter()
+            .filter_map(|g| match g {
+                GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect();
         let mid_args = path
             .segments
             .iter()
@@ -193,6 +210,13 @@ impl<'i, 'a> Resolver<'i, 'a> {
             && args.is_empty()
             && let Some((_, bound)) = self.bindings.iter().find(|(n, _)| *n == segs[0])
         {
+            if let Shape::Const(_) = bound {
+                return Err(Unsupported::new(
+                    span,
+                    format!("type `{shown}`"),
+                    "it names a const parameter",
+                ));
+            }
             return Ok(bound.clone());
         }
         if segs.len() == 1
@@ -204,7 +228,9 @@ impl<'i, 'a> Resolver<'i, 'a> {
         }
         self.seen.borrow_mut().clear();
         match self.resolve_path(module, &segs, depth) {
-            Target::Local(item) => self.instantiate(module, item, &args, &shown, span, depth),
+            Target::Local(item) => {
+                self.instantiate(module, item, &generic_args, &shown, span, depth)
+            }
             Target::Missing(p) => Err(Unsupported::new(
                 span,
                 format!("type `{shown}`"),
@@ -271,43 +297,73 @@ impl<'i, 'a> Resolver<'i, 'a> {
         Err(Unsupported::new(span, format!("type `{shown}`"), why))
     }
 
-    /// A local item with its type arguments (resolved here, in `module`), or the type its
-    /// alias stands for. Missing arguments take the parameters' defaults
-    /// (`struct Page<T = String>`), as rustc does.
+    /// A local item with its type and const arguments (resolved here, in `module`), or the
+    /// type its alias stands for. Missing arguments take the parameters' defaults
+    /// (`struct Page<T = String>`), as rustc does; lifetimes are ignored.
     fn instantiate(
         &self,
         module: &[String],
         mut item: ItemRef<'a>,
-        args: &[&Type],
+        args: &[&GenericArgument],
         shown: &str,
         span: proc_macro2::Span,
         depth: usize,
     ) -> Result<Shape<'a>, Unsupported> {
         let generics = item.item.generics();
         let refuse = |why: &str| Unsupported::new(span, format!("type `{shown}`"), why);
-        if generics.lifetimes().next().is_some() || generics.const_params().next().is_some() {
-            return Err(refuse(
-                "only type parameters are supported (no lifetime or const parameters)",
-            ));
-        }
-        let params: Vec<&syn::TypeParam> = generics.type_params().collect();
+        let params: Vec<&GenericParam> = generics
+            .params
+            .iter()
+            .filter(|p| !matches!(p, GenericParam::Lifetime(_)))
+            .collect();
         if args.len() > params.len() {
             return Err(refuse(
-                "it has more type arguments than its type has parameters",
+                "it has more generic arguments than its type has parameters",
             ));
         }
         let mut bound = Vec::new();
         for (i, param) in params.iter().enumerate() {
-            let shape = match (args.get(i), &param.default) {
-                (Some(arg), _) => self.resolve_depth(module, arg, depth + 1)?,
-                // A default is written in the item's module, in terms of the earlier parameters.
-                (None, Some(default)) => {
-                    let inner = Resolver::with_bindings(self.index, bound.clone());
-                    inner.resolve_depth(&item.module, default, depth + 1)?
+            // A default is written in the item's module, in terms of the earlier parameters.
+            let in_item = Resolver::with_bindings(self.index, bound.clone());
+            let shape = match (param, args.get(i)) {
+                (GenericParam::Type(_), Some(GenericArgument::Type(arg))) => {
+                    self.resolve_depth(module, arg, depth + 1)?
                 }
-                (None, None) => return Err(refuse("a type parameter has no argument")),
+                (GenericParam::Type(p), None) => match &p.default {
+                    Some(default) => in_item.resolve_depth(&item.module, default, depth + 1)?,
+                    None => return Err(refuse("a type parameter has no argument")),
+                },
+                // `Buf<N>` parses as a type argument even where `N` is a const.
+                (GenericParam::Const(_), Some(GenericArgument::Type(Type::Path(p))))
+                    if p.qself.is_none() =>
+                {
+                    let path = Expr::Path(syn::ExprPath {
+                        attrs: Vec::new(),
+                        qself: None,
+                        path: p.path.clone(),
+                    });
+                    Shape::Const(
+                        self.const_value(module, &path)
+                            .map_err(|why| refuse(&why))?,
+                    )
+                }
+                (GenericParam::Const(_), Some(GenericArgument::Const(e))) => {
+                    Shape::Const(self.const_value(module, e).map_err(|why| refuse(&why))?)
+                }
+                (GenericParam::Const(p), None) => match &p.default {
+                    Some(default) => Shape::Const(
+                        in_item
+                            .const_value(&item.module, default)
+                            .map_err(|why| refuse(&why))?,
+                    ),
+                    None => return Err(refuse("a const parameter has no argument")),
+                },
+                _ => return Err(refuse("a generic argument does not fit its parameter")),
             };
-            bound.push((param.ident.unraw().to_string(), shape));
+            let Some(name) = param_name(param) else {
+                continue;
+            };
+            bound.push((name, shape));
         }
         match item.item {
             TypeItem::Alias(alias) => {
@@ -594,6 +650,26 @@ impl<'i, 'a> Resolver<'i, 'a> {
             }
         }
         if tie { None } else { found.cloned() }
+    }
+
+    /// The value of a const expression written in `module`: a const parameter bound here,
+    /// a literal, or a `const` item with a literal value.
+    pub fn const_value(&self, module: &[String], expr: &Expr) -> Result<serde_json::Value, String> {
+        let expr = match expr {
+            Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+                syn::Stmt::Expr(e, None) => e,
+                _ => expr,
+            },
+            _ => expr,
+        };
+        if let Expr::Path(p) = expr
+            && let Some(ident) = p.path.get_ident()
+            && let Some((_, Shape::Const(v))) =
+                self.bindings.iter().find(|(n, _)| *ident == n.as_str())
+        {
+            return Ok(v.clone());
+        }
+        super::consts::number(self.index, module, expr)
     }
 
     fn item_ref(&self, module: &[String], item: TypeItem<'a>) -> ItemRef<'a> {

@@ -87,14 +87,18 @@ impl<'i, 'a> Builder<'i, 'a> {
     fn add_validation(&mut self, ctx: &Ctx, schema: &mut Schema, v: &Validation) -> Option<()> {
         use schemars::_private::insert_validation_property as insert;
         let index = self.index;
-        let number = |b: &mut Self, e: &syn::Expr| match consts::number(index, &ctx.module, e) {
-            Ok(n) => Some(n),
-            Err(why) => {
-                b.refuse(
-                    ctx,
-                    Unsupported::new(span_of(e), "this validation bound", why),
-                );
-                None
+        // A bound may name a const parameter of the type being built (`range(max = MAX)`).
+        let number = |b: &mut Self, e: &syn::Expr| {
+            let bindings = b.scopes.last().cloned().unwrap_or_default();
+            match Resolver::with_bindings(index, bindings).const_value(&ctx.module, e) {
+                Ok(n) => Some(n),
+                Err(why) => {
+                    b.refuse(
+                        ctx,
+                        Unsupported::new(span_of(e), "this validation bound", why),
+                    );
+                    None
+                }
             }
         };
         if let Some(len) = &v.length {
@@ -231,6 +235,7 @@ impl<'i, 'a> Builder<'i, 'a> {
                 let g = &mut self.generator;
                 Some(with_slot(s, || f(op, g)))
             }
+            Shape::Const(_) => unreachable!("`resolve` refuses a const parameter used as a type"),
         }
     }
 
@@ -277,7 +282,9 @@ impl<'i, 'a> Builder<'i, 'a> {
                     return Some(None);
                 };
                 let fa = self.read(&ctx, attrs::schemars::read(&field.attrs))?;
-                if !fa.common.is_default() || !fa.validation.is_default() || fa.with.is_some()
+                if !fa.common.is_default()
+                    || !fa.validation.is_default()
+                    || fa.with.is_some()
                     || fa.schema_with.is_some()
                 {
                     return Some(None);
@@ -634,7 +641,9 @@ impl<'i, 'a> Builder<'i, 'a> {
         };
         let bindings = self.scopes.last().cloned().unwrap_or_default();
         if let Err(u) = Resolver::with_bindings(self.index, bindings).resolve(&ctx.module, with) {
-            let shown = quote::ToTokens::to_token_stream(with).to_string().replace(' ', "");
+            let shown = quote::ToTokens::to_token_stream(with)
+                .to_string()
+                .replace(' ', "");
             let why = format!(
                 "schemars reads `with` as a type, and {}: {}; if `{shown}` is a module, add `#[schemars(with = \"T\")]` naming the type the field is serialized as",
                 u.what, u.why
@@ -888,8 +897,7 @@ impl<'i, 'a> Builder<'i, 'a> {
             // KubeSchema derives a copy of the struct holding only this field, changes the
             // copy's first property (in serde_json's key order: for a flattened field, the
             // first of the properties it brings) and copies all its properties over.
-            let Some(mut merge) =
-                self.struct_schema(ctx, &[field], rename_all, None, false, true)
+            let Some(mut merge) = self.struct_schema(ctx, &[field], rename_all, None, false, true)
             else {
                 continue;
             };

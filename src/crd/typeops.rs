@@ -69,8 +69,7 @@ impl JsonSchema for Slot {
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        Self::top(|t| t.map(|t| t.schema.clone()))
-            .unwrap_or_else(|| Schema::from(false))
+        Self::top(|t| t.map(|t| t.schema.clone())).unwrap_or_else(|| Schema::from(false))
     }
 
     // `Option<T>`, and everything that forwards to it (`Box`, `Arc`, transparent newtypes),
@@ -192,6 +191,8 @@ impl Wrapper {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Prim {
     String,
+    /// `str`, behind `Box`/`Cow`/`Arc`.
+    Str,
     Bool,
     Char,
     U8,
@@ -217,6 +218,7 @@ impl Prim {
     pub fn apply(self) -> ApplyFn {
         match self {
             Self::String => apply::<String>,
+            Self::Str => apply::<str>,
             Self::Bool => apply::<bool>,
             Self::Char => apply::<char>,
             Self::U8 => apply::<u8>,
@@ -242,6 +244,7 @@ impl Prim {
     /// Primitive type names (never shadowed by paths).
     pub fn from_primitive(name: &str) -> Option<Self> {
         Some(match name {
+            "str" => Self::Str,
             "bool" => Self::Bool,
             "char" => Self::Char,
             "u8" => Self::U8,

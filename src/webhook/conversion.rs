@@ -323,6 +323,7 @@ impl<'i, 'a> Gen<'i, 'a> {
                 Ty::Unknown(format!("std::borrow::Cow<'static, {inner}>"))
             }
             Shape::Wrap(w, inner) => Ty::Wrap(w, Box::new(self.ty_of(*inner))),
+            Shape::Const(v) => Ty::Unknown(v.to_string()),
             Shape::Map(w, key, value) => {
                 let key = self.ty_text(&self.ty_of(*key));
                 let value = self.ty_text(&self.ty_of(*value));
@@ -1142,6 +1143,7 @@ fn wrapper_path(w: Wrapper) -> &'static str {
 fn prim_text(p: Prim) -> &'static str {
     match p {
         Prim::String => "String",
+        Prim::Str => "str",
         Prim::Bool => "bool",
         Prim::Char => "char",
         Prim::U8 => "u8",
