@@ -83,6 +83,7 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
         match shape {
             Shape::Prim(p) => match p {
                 Prim::String | Prim::Str | Prim::PathBuf => Ok(Value::from("")),
+                Prim::Char => Ok(Value::from(char::default().to_string())),
                 Prim::Bool => Ok(Value::from(false)),
                 Prim::F32 => Ok(Value::from(0f32)),
                 Prim::F64 => Ok(Value::from(0f64)),
@@ -157,75 +158,10 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                 "it needs a hand-written `Default` impl (or none exists)",
             ));
         }
-        let ctx = Ctx {
-            module: item.module.clone(),
-            file: item.file,
-        };
-        let bindings = super::resolve::bindings_of(item);
-        let serde = attrs::serde::container(item.item.attrs())
-            .map_err(|e| Unsupported::new(e.span(), "attributes", e.to_string()))?;
         match item.item {
-            TypeItem::Struct(s) => match &s.fields {
-                Fields::Named(named) => {
-                    let mut obj = Map::new();
-                    for field in &named.named {
-                        if let Some(u) =
-                            super::cfg::undecided(&self.builder.index.krate.cfg, &field.attrs)
-                        {
-                            return Err(Unsupported::new(
-                                u.span,
-                                format!("the default of `{ident}`"),
-                                format!("a field is under {}, and {}", u.what, u.why),
-                            ));
-                        }
-                        let sf = attrs::serde::field(&field.attrs)
-                            .map_err(|e| Unsupported::new(e.span(), "attributes", e.to_string()))?;
-                        if sf.skip_serializing {
-                            continue;
-                        }
-                        if sf.serialize_with {
-                            return Err(Unsupported::new(
-                                span_of(field),
-                                "a default including a `serialize_with` field",
-                                "it is serialized by user code",
-                            ));
-                        }
-                        let shape = self.resolve_in(&ctx, &bindings, &field.ty)?;
-                        let v = self.type_default(&shape, span)?;
-                        if let Some(p) = &sf.skip_serializing_if
-                            && skip_if(p, &v)?
-                        {
-                            continue;
-                        }
-                        if sf.flatten {
-                            match v {
-                                Value::Object(m) => obj.extend(m),
-                                Value::Null => {}
-                                _ => {
-                                    return Err(Unsupported::new(
-                                        span_of(field),
-                                        "a flattened non-struct default",
-                                        "serde's output is not known",
-                                    ));
-                                }
-                            }
-                        } else {
-                            obj.insert(field_name(field.ident.as_ref(), &sf, serde.rename_all), v);
-                        }
-                    }
-                    Ok(Value::Object(obj))
-                }
-                Fields::Unnamed(u) if u.unnamed.len() == 1 => {
-                    let shape = self.resolve_in(&ctx, &bindings, &u.unnamed[0].ty)?;
-                    self.type_default(&shape, span)
-                }
-                Fields::Unit => Ok(Value::Null),
-                Fields::Unnamed(_) => Err(Unsupported::new(
-                    span,
-                    format!("the default of `{ident}`"),
-                    "tuple structs are not supported",
-                )),
-            },
+            TypeItem::Struct(_) => {
+                self.struct_value(item, span, |d, _, shape| d.type_default(shape, span))
+            }
             TypeItem::Enum(e) => {
                 let Some(v) = e
                     .variants
@@ -244,6 +180,105 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                 span,
                 format!("the default of `{ident}`"),
                 "type aliases are resolved before defaults",
+            )),
+        }
+    }
+
+    /// How serde serializes the struct `item` when `value_of` gives each field's value.
+    fn struct_value(
+        &mut self,
+        item: &ItemRef<'a>,
+        span: Span,
+        mut value_of: impl FnMut(&mut Self, &syn::Field, &Shape<'a>) -> R<Value>,
+    ) -> R<Value> {
+        let ident = item.item.ident();
+        let TypeItem::Struct(s) = item.item else {
+            return Err(Unsupported::new(span, "this default", "not a struct"));
+        };
+        let ctx = Ctx {
+            module: item.module.clone(),
+            file: item.file,
+        };
+        let bindings = super::resolve::bindings_of(item);
+        let attr_error = |e: syn::Error| Unsupported::new(e.span(), "attributes", e.to_string());
+        let serde = attrs::serde::container(item.item.attrs()).map_err(attr_error)?;
+        if serde.into {
+            return Err(Unsupported::new(
+                span,
+                format!("the default of `{ident}`"),
+                "serde writes it through `#[serde(into)]`, user code",
+            ));
+        }
+        if serde.transparent {
+            let field = super::schema::transparent_field(s).ok_or_else(|| {
+                Unsupported::new(
+                    span,
+                    format!("the default of `{ident}`"),
+                    "no transparent field",
+                )
+            })?;
+            let shape = self.resolve_in(&ctx, &bindings, &field.ty)?;
+            return value_of(self, field, &shape);
+        }
+        match &s.fields {
+            Fields::Named(named) => {
+                let mut obj = Map::new();
+                for field in &named.named {
+                    if let Some(u) =
+                        super::cfg::undecided(&self.builder.index.krate.cfg, &field.attrs)
+                    {
+                        return Err(Unsupported::new(
+                            u.span,
+                            format!("the default of `{ident}`"),
+                            format!("a field is under {}, and {}", u.what, u.why),
+                        ));
+                    }
+                    let sf = attrs::serde::field(&field.attrs).map_err(attr_error)?;
+                    if sf.skip_serializing {
+                        continue;
+                    }
+                    if sf.serialize_with {
+                        return Err(Unsupported::new(
+                            span_of(field),
+                            "a default including a `serialize_with` field",
+                            "it is serialized by user code",
+                        ));
+                    }
+                    let shape = self.resolve_in(&ctx, &bindings, &field.ty)?;
+                    let v = value_of(self, field, &shape)?;
+                    if let Some(p) = &sf.skip_serializing_if
+                        && skip_if(p, &v)?
+                    {
+                        continue;
+                    }
+                    if sf.flatten {
+                        match v {
+                            Value::Object(m) => obj.extend(m),
+                            Value::Null => {}
+                            _ => {
+                                return Err(Unsupported::new(
+                                    span_of(field),
+                                    "a flattened non-struct default",
+                                    "serde's output is not known",
+                                ));
+                            }
+                        }
+                    } else {
+                        obj.insert(field_name(field.ident.as_ref(), &sf, serde.rename_all), v);
+                    }
+                }
+                Ok(Value::Object(obj))
+            }
+            Fields::Unnamed(u) if u.unnamed.len() == 1 => {
+                let field = &u.unnamed[0];
+                let shape = self.resolve_in(&ctx, &bindings, &field.ty)?;
+                value_of(self, field, &shape)
+            }
+            Fields::Unit => Ok(Value::Null),
+            Fields::Unnamed(_) => Err(Unsupported::new(
+                span,
+                format!("the default of `{ident}`"),
+                "tuple structs are not supported",
             )),
         }
     }
@@ -276,6 +311,13 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
             .map_err(|e| Unsupported::new(e.span(), "attributes", e.to_string()))?;
         let sv = attrs::serde::variant(&v.attrs)
             .map_err(|e| Unsupported::new(e.span(), "attributes", e.to_string()))?;
+        if sv.serialize_with || serde.into {
+            return Err(Unsupported::new(
+                span,
+                format!("the default variant `{variant}`"),
+                "serde writes it with user code (`serialize_with`, `with` or `into`)",
+            ));
+        }
         if serde.untagged || sv.untagged {
             return Ok(Value::Null);
         }
@@ -335,6 +377,34 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
             .ok_or_else(|| refuse("its body is not a literal value rsbuilder can evaluate"))
     }
 
+    /// `Policy { max: 3, ..Default::default() }`: each field from its literal, the rest
+    /// from a derived `Default`.
+    fn struct_literal(&mut self, item: &ItemRef<'a>, literal: &syn::ExprStruct) -> Option<Value> {
+        let rest_default = match &literal.rest {
+            None => false,
+            Some(rest) if is_default_call(rest) => derives(item.item.attrs(), "Default"),
+            Some(_) => return None,
+        };
+        let given: Vec<(String, &Expr)> = literal
+            .fields
+            .iter()
+            .filter_map(|f| match &f.member {
+                syn::Member::Named(i) => Some((unraw(i), &f.expr)),
+                syn::Member::Unnamed(_) => None,
+            })
+            .collect();
+        let span = span_of(literal);
+        self.struct_value(item, span, |d, field, shape| {
+            let name = field.ident.as_ref().map(unraw).unwrap_or_default();
+            match given.iter().find(|(n, _)| *n == name) {
+                Some((_, e)) => d.eval(e, shape).ok_or_else(|| not_literal(span)),
+                None if rest_default => d.type_default(shape, span),
+                None => Err(not_literal(span)),
+            }
+        })
+        .ok()
+    }
+
     /// Evaluates a literal-like expression of the given type.
     fn eval(&mut self, expr: &Expr, shape: &Shape<'a>) -> Option<Value> {
         match expr {
@@ -391,11 +461,35 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                     let variant = &path.segments.last()?.ident;
                     self.unit_variant_value(item, variant, span_of(expr)).ok()
                 }
+                Expr::Struct(literal) => self.struct_literal(item, literal),
+                // A newtype struct's constructor: `Replicas(3)` (not `Replicas::new(3)`).
+                Expr::Call(ExprCall { func, args, .. })
+                    if args.len() == 1
+                        && matches!(&**func, Expr::Path(p)
+                        if p.path.segments.last().is_some_and(|s| {
+                            s.ident == "Self" || s.ident == *item.item.ident()
+                        })) =>
+                {
+                    let arg = &args[0];
+                    let span = span_of(expr);
+                    self.struct_value(item, span, |d, _, shape| {
+                        d.eval(arg, shape).ok_or_else(|| not_literal(span))
+                    })
+                    .ok()
+                }
                 _ => None,
             },
             _ => None,
         }
     }
+}
+
+fn not_literal(span: Span) -> Unsupported {
+    Unsupported::new(
+        span,
+        "this default",
+        "it is not a literal value rsbuilder can evaluate",
+    )
 }
 
 fn eval_prim(p: Prim, expr: &Expr) -> Option<Value> {

@@ -147,6 +147,13 @@ impl<'i, 'a> Resolver<'i, 'a> {
             Type::Paren(p) => return self.resolve_depth(module, &p.elem, depth),
             Type::Group(g) => return self.resolve_depth(module, &g.elem, depth),
             Type::Tuple(t) if t.elems.is_empty() => return Ok(Shape::Prim(Prim::Unit)),
+            Type::Tuple(_) => {
+                return Err(Unsupported::new(
+                    span,
+                    format!("tuple type `{shown}`"),
+                    "tuple schemas (`prefixItems`) are not structural, so the API server rejects them",
+                ));
+            }
             Type::Array(a) => {
                 let len = self
                     .const_value(module, &a.len)

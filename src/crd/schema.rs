@@ -931,7 +931,7 @@ impl<'i, 'a> Builder<'i, 'a> {
 /// The field a `#[serde(transparent)]` struct stands for, as serde picks it for
 /// `Deserialize` (serde_derive_internals' `allow_transparent`): the one that is no
 /// `PhantomData`, not skipped when deserializing and without a default.
-fn transparent_field(s: &syn::ItemStruct) -> Option<&syn::Field> {
+pub fn transparent_field(s: &syn::ItemStruct) -> Option<&syn::Field> {
     let mut candidates = s.fields.iter().filter(|f| {
         let phantom = matches!(&f.ty, syn::Type::Path(p)
             if p.path.segments.last().is_some_and(|seg| seg.ident == "PhantomData"));

@@ -132,6 +132,8 @@ pub struct SerdeContainer {
     /// `from`/`try_from`: the type serde deserializes through (the derive's schema under
     /// the deserialize contract kube-derive uses). `into` only matters when serializing.
     pub from: Option<syn::Type>,
+    /// `into`: serde writes the value through another type's `From` impl.
+    pub into: bool,
     pub unsupported: Vec<Unsupported>,
 }
 
@@ -160,6 +162,8 @@ pub struct SerdeVariant {
     pub untagged: bool,
     /// `with = "..."`, read by schemars as for fields.
     pub with: Option<(syn::Type, Span)>,
+    /// `with`/`serialize_with`: serde writes the variant with user code.
+    pub serialize_with: bool,
 }
 
 /// The serde keywords schemars_derive copies from `#[schemars]` to `#[serde]`.
@@ -304,6 +308,10 @@ pub fn container(attrs: &[Attribute]) -> syn::Result<SerdeContainer> {
             "default" => c.default = default_value(&m)?,
             "transparent" => c.transparent = true,
             "from" | "try_from" => c.from = Some(type_value(&m)?.0),
+            "into" => {
+                c.into = true;
+                skip_value(&m)?;
+            }
             _ => skip_value(&m)?,
         }
         Ok(())
@@ -358,7 +366,14 @@ pub fn variant(attrs: &[Attribute]) -> syn::Result<SerdeVariant> {
             "skip_deserializing" => v.skip_deserializing = true,
             "untagged" => v.untagged = true,
             // schemars ignores `serialize_with`/`deserialize_with` on variants.
-            "with" => v.with = Some(type_value(&m)?),
+            "with" => {
+                v.serialize_with = true;
+                v.with = Some(type_value(&m)?);
+            }
+            "serialize_with" => {
+                v.serialize_with = true;
+                skip_value(&m)?;
+            }
             _ => skip_value(&m)?,
         }
         Ok(())
