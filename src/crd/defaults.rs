@@ -348,6 +348,23 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
         resolver.resolve(&ctx.module, ty)
     }
 
+    /// The serialized value `path()` returns, for a container `#[serde(default = "path")]`.
+    pub fn fn_value(
+        &mut self,
+        ctx: &Ctx,
+        path: &syn::Path,
+        shape: &Shape<'a>,
+        span: Span,
+    ) -> Option<Value> {
+        match self.fn_default(ctx, path, shape, span) {
+            Ok(v) => Some(v),
+            Err(u) => {
+                self.builder.refuse(ctx, u);
+                None
+            }
+        }
+    }
+
     /// `#[serde(default = "path")]`: the function's body, when it is one literal-like expression.
     fn fn_default(
         &mut self,

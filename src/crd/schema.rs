@@ -436,16 +436,21 @@ impl<'i, 'a> Builder<'i, 'a> {
                 let container_default = match &serde.default {
                     DefaultAttr::None => None,
                     DefaultAttr::Default(span) => Some(self.container_default(ctx, item, *span)?),
-                    DefaultAttr::Path(_, span) => {
-                        self.refuse(
-                            ctx,
-                            Unsupported::new(
-                                *span,
-                                "`#[serde(default = \"...\")]` on a struct",
-                                "the default comes from running user code",
-                            ),
-                        );
-                        return None;
+                    DefaultAttr::Path(path, span) => {
+                        let shape = Shape::User(item.clone());
+                        let value = Defaults::new(self).fn_value(ctx, path, &shape, *span)?;
+                        let Value::Object(map) = value else {
+                            self.refuse(
+                                ctx,
+                                Unsupported::new(
+                                    *span,
+                                    "`#[serde(default = \"...\")]` on a struct",
+                                    "its value does not serialize as an object",
+                                ),
+                            );
+                            return None;
+                        };
+                        Some(ContainerDefault::Value(map))
                     }
                 };
                 let mut schema = self.struct_schema(
@@ -499,7 +504,7 @@ impl<'i, 'a> Builder<'i, 'a> {
             );
             return None;
         }
-        Some(ContainerDefault)
+        Some(ContainerDefault::Derived)
     }
 
     /// `expr_for_struct`.
@@ -525,7 +530,7 @@ impl<'i, 'a> Builder<'i, 'a> {
                     &mut schema,
                     field,
                     rename_all,
-                    container_default.is_some(),
+                    container_default,
                     kube_schema,
                 )
                 .is_some();
@@ -539,7 +544,7 @@ impl<'i, 'a> Builder<'i, 'a> {
         schema: &mut Schema,
         field: &syn::Field,
         rename_all: Option<RenameRule>,
-        container_default: bool,
+        container_default: Option<&ContainerDefault>,
         kube_schema: bool,
     ) -> Option<()> {
         if self.undecided(ctx, &field_what(field), &field.attrs) {
@@ -576,7 +581,9 @@ impl<'i, 'a> Builder<'i, 'a> {
         let name = field_name(field.ident.as_ref(), &sf, rename_all);
         let ty = self.field_type(ctx, field, &sa, &sf)?;
         let required = sa.validation.required;
-        let has_default = container_default || !sf.default.is_none();
+        let has_default = container_default.is_some() || !sf.default.is_none();
+        // The schema may come from another type (`with`), the default never does.
+        let overridden = sa.with.is_some() || (sf.with.is_some() && sa.schema_with.is_none());
         let literal = self.schema_with(ctx, &sa)?;
         // With `schema_with` the field's own type only gives its default value.
         let shape = if literal.is_none() || (has_default && !sf.skip_serializing) {
@@ -611,7 +618,14 @@ impl<'i, 'a> Builder<'i, 'a> {
                 DefaultAttr::Default(s) | DefaultAttr::Path(_, s) => *s,
                 DefaultAttr::None => span_of(field),
             };
-            let value = Defaults::new(self).field_default(ctx, &sf, shape.as_ref()?, span)?;
+            let value = match (container_default, &sf.default) {
+                (Some(ContainerDefault::Value(map)), DefaultAttr::None) => map.get(&name).cloned(),
+                _ if overridden => {
+                    let own = self.resolve(ctx, &field.ty)?;
+                    Defaults::new(self).field_default(ctx, &sf, &own, span)?
+                }
+                _ => Defaults::new(self).field_default(ctx, &sf, shape.as_ref()?, span)?,
+            };
             if let Some(v) = value {
                 sub.insert("default".into(), v);
             }
@@ -942,8 +956,13 @@ pub fn transparent_field(s: &syn::ItemStruct) -> Option<&syn::Field> {
     candidates.next().is_none().then_some(field)
 }
 
-/// Marker: the container derives `Default`, so `Self::default().field` is the field type's default.
-pub struct ContainerDefault;
+/// Where the fields of a struct with a container `#[serde(default)]` get their defaults.
+pub enum ContainerDefault {
+    /// The struct derives `Default`: `Self::default().field` is the field type's default.
+    Derived,
+    /// `#[serde(default = "f")]`: the serialized value of `f()`, by property name.
+    Value(serde_json::Map<String, Value>),
+}
 
 pub struct VariantInfo<'v> {
     pub variant: &'v syn::Variant,

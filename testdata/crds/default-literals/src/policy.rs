@@ -1,5 +1,6 @@
 //! Defaults whose functions build structs from literals (`Retry { .., ..Default::default() }`,
-//! `Self { .. }` in an `impl`, a newtype constructor), transparent structs, and a `char`.
+//! `Self { .. }` in an `impl`, a newtype constructor), a container `#[serde(default = "f")]`,
+//! a default whose schema comes from `#[schemars(with)]`, transparent structs, and a `char`.
 use kube::CustomResource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -20,6 +21,34 @@ pub struct PolicySpec {
     pub label: Label,
     #[serde(default)]
     pub initial: char,
+    /// The schema comes from `with`, the default from the field's own type.
+    #[serde(default)]
+    #[schemars(with = "Option<u32>")]
+    pub limit: Limit,
+    pub schedule: Schedule,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+pub struct Limit(pub u32);
+
+/// Every field missing from the object takes its value from `Schedule::standard()`.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(default = "Schedule::standard", rename_all = "camelCase")]
+pub struct Schedule {
+    pub every_minutes: u32,
+    pub paused: bool,
+    #[serde(default)]
+    pub note: String,
+}
+
+impl Schedule {
+    fn standard() -> Self {
+        Self {
+            every_minutes: 5,
+            paused: false,
+            note: "standard".into(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
