@@ -45,13 +45,12 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
         span: Span,
     ) -> Option<Option<Value>> {
         let r = self.field_default_inner(ctx, sf, shape, span);
-        match r {
-            Ok(v) => Some(v),
-            Err(u) => {
-                self.builder.refuse(ctx, u);
-                None
-            }
-        }
+        self.reported(ctx, r)
+    }
+
+    /// The value, or `None` with the refusal reported.
+    fn reported<T>(&mut self, ctx: &Ctx, r: R<T>) -> Option<T> {
+        r.map_err(|u| self.builder.refuse(ctx, u)).ok()
     }
 
     fn field_default_inner(
@@ -356,13 +355,8 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
         shape: &Shape<'a>,
         span: Span,
     ) -> Option<Value> {
-        match self.fn_default(ctx, path, shape, span) {
-            Ok(v) => Some(v),
-            Err(u) => {
-                self.builder.refuse(ctx, u);
-                None
-            }
-        }
+        let r = self.fn_default(ctx, path, shape, span);
+        self.reported(ctx, r)
     }
 
     /// `#[serde(default = "path")]`: the function's body, when it is one literal-like expression.
