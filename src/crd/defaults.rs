@@ -6,10 +6,11 @@
 
 use proc_macro2::Span;
 use serde_json::{Map, Value};
-use syn::{Expr, ExprCall, ExprPath, Fields, Stmt};
+use syn::punctuated::Punctuated;
+use syn::{Expr, ExprCall, ExprPath, Fields, Stmt, Token};
 
 use super::attrs::kube::string_expr;
-use super::attrs::serde::{DefaultAttr, SerdeField};
+use super::attrs::serde::{DefaultAttr, RenameRule, SerdeField};
 use super::attrs::{self, Unsupported, lit_bool, lit_number, span_of};
 use super::model::{ItemRef, TypeItem, derives};
 use super::resolve::{MAX_TYPE_NESTING, Shape};
@@ -173,7 +174,7 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                         "no `#[default]` variant",
                     ));
                 };
-                self.unit_variant_value(item, &v.ident, span)
+                self.variant_value(item, &v.ident, Content::Unit, span)
             }
             TypeItem::Alias(_) => Err(Unsupported::new(
                 span,
@@ -221,52 +222,13 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
         }
         match &s.fields {
             Fields::Named(named) => {
-                let mut obj = Map::new();
-                for field in &named.named {
-                    if let Some(u) =
-                        super::cfg::undecided(&self.builder.index.krate.cfg, &field.attrs)
-                    {
-                        return Err(Unsupported::new(
-                            u.span,
-                            format!("the default of `{ident}`"),
-                            format!("a field is under {}, and {}", u.what, u.why),
-                        ));
-                    }
-                    let sf = attrs::serde::field(&field.attrs).map_err(attr_error)?;
-                    if sf.skip_serializing {
-                        continue;
-                    }
-                    if sf.serialize_with {
-                        return Err(Unsupported::new(
-                            span_of(field),
-                            "a default including a `serialize_with` field",
-                            "it is serialized by user code",
-                        ));
-                    }
-                    let shape = self.resolve_in(&ctx, &bindings, &field.ty)?;
-                    let v = value_of(self, field, &shape)?;
-                    if let Some(p) = &sf.skip_serializing_if
-                        && skip_if(p, &v)?
-                    {
-                        continue;
-                    }
-                    if sf.flatten {
-                        match v {
-                            Value::Object(m) => obj.extend(m),
-                            Value::Null => {}
-                            _ => {
-                                return Err(Unsupported::new(
-                                    span_of(field),
-                                    "a flattened non-struct default",
-                                    "serde's output is not known",
-                                ));
-                            }
-                        }
-                    } else {
-                        obj.insert(field_name(field.ident.as_ref(), &sf, serde.rename_all), v);
-                    }
-                }
-                Ok(Value::Object(obj))
+                let fields = FieldsOf {
+                    ctx: &ctx,
+                    bindings: &bindings,
+                    owner: ident,
+                    rename_all: serde.rename_all,
+                };
+                self.fields_value(&fields, &named.named, value_of)
             }
             Fields::Unnamed(u) if u.unnamed.len() == 1 => {
                 let field = &u.unnamed[0];
@@ -282,11 +244,68 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
         }
     }
 
-    /// How serde serializes a unit variant of `item`.
-    fn unit_variant_value(
+    /// How serde writes the named `fields` of a struct or struct variant when `value_of`
+    /// gives each field's value.
+    fn fields_value(
+        &mut self,
+        of: &FieldsOf<'_, 'a>,
+        fields: &Punctuated<syn::Field, Token![,]>,
+        mut value_of: impl FnMut(&mut Self, &syn::Field, &Shape<'a>) -> R<Value>,
+    ) -> R<Value> {
+        let ident = of.owner;
+        let attr_error = |e: syn::Error| Unsupported::new(e.span(), "attributes", e.to_string());
+        let mut obj = Map::new();
+        for field in fields {
+            if let Some(u) = super::cfg::undecided(&self.builder.index.krate.cfg, &field.attrs) {
+                return Err(Unsupported::new(
+                    u.span,
+                    format!("the default of `{ident}`"),
+                    format!("a field is under {}, and {}", u.what, u.why),
+                ));
+            }
+            let sf = attrs::serde::field(&field.attrs).map_err(attr_error)?;
+            if sf.skip_serializing {
+                continue;
+            }
+            if sf.serialize_with {
+                return Err(Unsupported::new(
+                    span_of(field),
+                    "a default including a `serialize_with` field",
+                    "it is serialized by user code",
+                ));
+            }
+            let shape = self.resolve_in(of.ctx, of.bindings, &field.ty)?;
+            let v = value_of(self, field, &shape)?;
+            if let Some(p) = &sf.skip_serializing_if
+                && skip_if(p, &v)?
+            {
+                continue;
+            }
+            if sf.flatten {
+                match v {
+                    Value::Object(m) => obj.extend(m),
+                    Value::Null => {}
+                    _ => {
+                        return Err(Unsupported::new(
+                            span_of(field),
+                            "a flattened non-struct default",
+                            "serde's output is not known",
+                        ));
+                    }
+                }
+            } else {
+                obj.insert(field_name(field.ident.as_ref(), &sf, of.rename_all), v);
+            }
+        }
+        Ok(Value::Object(obj))
+    }
+
+    /// How serde writes variant `variant` of the enum `item` holding `content`.
+    fn variant_value(
         &mut self,
         item: &ItemRef<'a>,
         variant: &syn::Ident,
+        content: Content<'_>,
         span: Span,
     ) -> R<Value> {
         let TypeItem::Enum(e) = item.item else {
@@ -299,40 +318,72 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                 "not found",
             ));
         };
-        if !matches!(v.fields, Fields::Unit) {
-            return Err(Unsupported::new(
+        let attr_error = |e: syn::Error| Unsupported::new(e.span(), "attributes", e.to_string());
+        let serde = attrs::serde::container(&e.attrs).map_err(attr_error)?;
+        let sv = attrs::serde::variant(&v.attrs).map_err(attr_error)?;
+        let refuse = |why: &str| {
+            Unsupported::new(
                 span,
                 format!("the default variant `{variant}`"),
-                "only unit variants are supported",
-            ));
-        }
-        let serde = attrs::serde::container(&e.attrs)
-            .map_err(|e| Unsupported::new(e.span(), "attributes", e.to_string()))?;
-        let sv = attrs::serde::variant(&v.attrs)
-            .map_err(|e| Unsupported::new(e.span(), "attributes", e.to_string()))?;
+                why.to_string(),
+            )
+        };
         if sv.serialize_with || serde.into {
-            return Err(Unsupported::new(
-                span,
-                format!("the default variant `{variant}`"),
+            return Err(refuse(
                 "serde writes it with user code (`serialize_with`, `with` or `into`)",
             ));
         }
-        if serde.untagged || sv.untagged {
-            return Ok(Value::Null);
+        if sv.skip_serializing {
+            return Err(refuse("serde refuses to write a skipped variant"));
         }
         if serde.tag.is_some() {
-            return Err(Unsupported::new(
-                span,
-                "a default of a tagged enum",
-                "not supported",
+            return Err(refuse(
+                "defaults of internally or adjacently tagged enums are not mirrored (kube-derive rejects their schemas)",
             ));
         }
+        let ctx = Ctx {
+            module: item.module.clone(),
+            file: item.file,
+        };
+        let bindings = super::resolve::bindings_of(item);
+        let value = match (content, &v.fields) {
+            (Content::Unit, Fields::Unit) => Value::Null,
+            (Content::Newtype(arg), Fields::Unnamed(u)) if u.unnamed.len() == 1 => {
+                let shape = self.resolve_in(&ctx, &bindings, &u.unnamed[0].ty)?;
+                self.eval(arg, &shape).ok_or_else(|| not_literal(span))?
+            }
+            (Content::Struct(literal), Fields::Named(named)) if literal.rest.is_none() => {
+                let given = given_fields(literal);
+                let fields = FieldsOf {
+                    ctx: &ctx,
+                    bindings: &bindings,
+                    owner: variant,
+                    rename_all: sv.rename_all.or(serde.rename_all_fields),
+                };
+                self.fields_value(&fields, &named.named, |d, field, shape| {
+                    let name = field.ident.as_ref().map(unraw).unwrap_or_default();
+                    let (_, e) = given
+                        .iter()
+                        .find(|(n, _)| *n == name)
+                        .ok_or_else(|| not_literal(span))?;
+                    d.eval(e, shape).ok_or_else(|| not_literal(span))
+                })?
+            }
+            _ => return Err(not_literal(span)),
+        };
+        if serde.untagged || sv.untagged {
+            return Ok(value);
+        }
         let raw = unraw(&v.ident);
-        Ok(Value::from(sv.rename.unwrap_or_else(|| {
+        let name = sv.rename.unwrap_or_else(|| {
             serde
                 .rename_all
                 .map_or(raw.clone(), |r| r.apply_to_variant(&raw))
-        })))
+        });
+        Ok(match value {
+            Value::Null if matches!(v.fields, Fields::Unit) => Value::from(name),
+            content => Value::Object(Map::from_iter([(name, content)])),
+        })
     }
 
     /// `ty` as written in an item whose type parameters are `bindings`.
@@ -396,14 +447,7 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
             Some(rest) if is_default_call(rest) => derives(item.item.attrs(), "Default"),
             Some(_) => return None,
         };
-        let given: Vec<(String, &Expr)> = literal
-            .fields
-            .iter()
-            .filter_map(|f| match &f.member {
-                syn::Member::Named(i) => Some((unraw(i), &f.expr)),
-                syn::Member::Unnamed(_) => None,
-            })
-            .collect();
+        let given = given_fields(literal);
         let span = span_of(literal);
         self.struct_value(item, span, |d, field, shape| {
             let name = field.ident.as_ref().map(unraw).unwrap_or_default();
@@ -470,9 +514,28 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
             Shape::User(item) => match expr {
                 Expr::Path(ExprPath { path, .. }) if path.segments.len() >= 2 => {
                     let variant = &path.segments.last()?.ident;
-                    self.unit_variant_value(item, variant, span_of(expr)).ok()
+                    self.variant_value(item, variant, Content::Unit, span_of(expr))
+                        .ok()
+                }
+                Expr::Struct(literal) if matches!(item.item, TypeItem::Enum(_)) => {
+                    let variant = &literal.path.segments.last()?.ident;
+                    let content = Content::Struct(literal);
+                    self.variant_value(item, variant, content, span_of(expr))
+                        .ok()
                 }
                 Expr::Struct(literal) => self.struct_literal(item, literal),
+                // `Source::Git(..)`: a newtype variant.
+                Expr::Call(ExprCall { func, args, .. })
+                    if args.len() == 1 && matches!(item.item, TypeItem::Enum(_)) =>
+                {
+                    let Expr::Path(p) = &**func else {
+                        return None;
+                    };
+                    let variant = &p.path.segments.last()?.ident;
+                    let content = Content::Newtype(&args[0]);
+                    self.variant_value(item, variant, content, span_of(expr))
+                        .ok()
+                }
                 // A newtype struct's constructor: `Replicas(3)` (not `Replicas::new(3)`).
                 Expr::Call(ExprCall { func, args, .. })
                     if args.len() == 1
@@ -493,6 +556,37 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
             _ => None,
         }
     }
+}
+
+/// What a variant holds in a default's expression.
+#[derive(Clone, Copy)]
+enum Content<'e> {
+    Unit,
+    /// `V(expr)`
+    Newtype(&'e Expr),
+    /// `V { field: expr, .. }`
+    Struct(&'e syn::ExprStruct),
+}
+
+/// Where named fields are written: the item's module and type arguments, its name for
+/// messages, and the rename rule for its fields.
+struct FieldsOf<'c, 'a> {
+    ctx: &'c Ctx,
+    bindings: &'c [(String, Shape<'a>)],
+    owner: &'c syn::Ident,
+    rename_all: Option<RenameRule>,
+}
+
+/// The named fields a struct expression sets, with their expressions.
+fn given_fields(literal: &syn::ExprStruct) -> Vec<(String, &Expr)> {
+    literal
+        .fields
+        .iter()
+        .filter_map(|f| match &f.member {
+            syn::Member::Named(i) => Some((unraw(i), &f.expr)),
+            syn::Member::Unnamed(_) => None,
+        })
+        .collect()
 }
 
 fn not_literal(span: Span) -> Unsupported {

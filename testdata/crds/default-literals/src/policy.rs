@@ -1,6 +1,7 @@
 //! Defaults whose functions build structs from literals (`Retry { .., ..Default::default() }`,
 //! `Self { .. }` in an `impl`, a newtype constructor), a container `#[serde(default = "f")]`,
-//! a default whose schema comes from `#[schemars(with)]`, transparent structs, and a `char`.
+//! a default whose schema comes from `#[schemars(with)]`, enum variants with data,
+//! transparent structs, and a `char`.
 use kube::CustomResource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -26,6 +27,31 @@ pub struct PolicySpec {
     #[schemars(with = "Option<u32>")]
     pub limit: Limit,
     pub schedule: Schedule,
+    #[serde(default = "default_source")]
+    pub source: Source,
+    #[serde(default = "default_mirror")]
+    pub mirror: Source,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase")]
+pub enum Source {
+    GitRepo {
+        repo_url: String,
+        branch: Option<String>,
+    },
+    Image(String),
+}
+
+fn default_source() -> Source {
+    Source::GitRepo {
+        repo_url: "https://example.com/app.git".into(),
+        branch: None,
+    }
+}
+
+fn default_mirror() -> Source {
+    Source::Image("registry.example.com/app".to_string())
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
