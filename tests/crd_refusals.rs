@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use rsbuilder::crd::{SourceFile, generate};
+use rsbuilder::crd::{Crate, SourceFile, generate, generate_in};
 
 const HEAD: &str =
     "use kube::CustomResource;\nuse schemars::JsonSchema;\nuse serde::{Deserialize, Serialize};\n";
@@ -213,7 +213,76 @@ fn refused() -> Vec<(&'static str, String, &'static str)> {
             kind("", "    pub a: std::collections::BTreeMap<u8, String>,", ""),
             "`patternProperties` is not supported in CRDs",
         ),
+        (
+            "map with patterned string keys (patternProperties)",
+            kind(
+                "",
+                "    pub a: std::collections::BTreeMap<Key, String>,",
+                &format!(
+                    "{DERIVES}\npub struct Key(#[schemars(regex(pattern = \"^a\"))] String);\n"
+                ),
+            ),
+            "`patternProperties` is not supported in CRDs",
+        ),
+        (
+            "tuple",
+            kind("", "    pub a: (u8, String),", ""),
+            "tuple schemas (`prefixItems`) are not structural",
+        ),
+        (
+            "default written through into",
+            kind(
+                "",
+                "    #[serde(default)]\n    pub a: Label,",
+                "#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]\n#[serde(into = \"String\")]\npub struct Label { pub s: String }\nimpl From<Label> for String { fn from(l: Label) -> String { l.s } }\n",
+            ),
+            "user code",
+        ),
+        (
+            "default variant written with serialize_with",
+            kind(
+                "",
+                "    #[serde(default = \"d\")]\n    pub a: E,",
+                &format!(
+                    "{DERIVES}\npub enum E {{ #[serde(serialize_with = \"f\")] A(u8), B(u8) }}\nfn d() -> E {{ E::A(1) }}\nfn f<S: serde::Serializer>(v: &u8, s: S) -> Result<S::Ok, S::Error> {{ s.serialize_u8(*v + 1) }}\n"
+                ),
+            ),
+            "user code",
+        ),
     ]
+}
+
+#[test]
+fn x_kube_on_a_flattened_field_is_refused_when_serde_json_preserves_order() {
+    let text = "use kube::{CustomResource, KubeSchema};\nuse schemars::JsonSchema;\nuse serde::{Deserialize, Serialize};\n\
+        #[derive(CustomResource, KubeSchema, Clone, Debug, Deserialize, Serialize)]\n\
+        #[kube(group = \"t.example.com\", version = \"v1\", kind = \"Thing\")]\n\
+        pub struct ThingSpec {\n    #[serde(flatten)]\n    #[x_kube(validation = \"self.size() > 0\")]\n    pub p: Ports,\n}\n\
+        #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct Ports { pub b: Vec<u16>, pub a: Vec<u16> }\n";
+    let source = || SourceFile {
+        path: PathBuf::from("src/api/t.rs"),
+        text: text.to_string(),
+    };
+    let manifest = |features: &str| {
+        format!(
+            "[package]\nname = \"t\"\n[dependencies]\nserde_json = {{ version = \"1\"{features} }}\n"
+        )
+    };
+    let plain = Crate::parse(&manifest(""), None, &[]).expect("manifest parses");
+    assert!(
+        generate_in(&plain, &[source()]).is_ok(),
+        "without preserve_order the first property is known"
+    );
+    let ordered = Crate::parse(&manifest(", features = [\"preserve_order\"]"), None, &[])
+        .expect("manifest parses");
+    let err = generate_in(&ordered, &[source()])
+        .err()
+        .expect("with preserve_order it must refuse")
+        .to_string();
+    assert!(
+        err.contains("`preserve_order`") && err.contains("--exact"),
+        "{err}"
+    );
 }
 
 #[test]

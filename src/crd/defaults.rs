@@ -23,6 +23,8 @@ pub struct Defaults<'b, 'i, 'a> {
     /// Derived `Default`s being evaluated, innermost last (a struct's default is its
     /// fields' defaults).
     nesting: usize,
+    /// Why the last expression could not be evaluated, when a part of it said why.
+    why: Option<Unsupported>,
 }
 
 /// `Err` carries the refusal; the caller turns it into a diagnostic.
@@ -33,6 +35,7 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
         Self {
             builder,
             nesting: 0,
+            why: None,
         }
     }
 
@@ -47,6 +50,11 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
     ) -> Option<Option<Value>> {
         let r = self.field_default_inner(ctx, sf, shape, span);
         self.reported(ctx, r)
+    }
+
+    /// The value, or `None` with the reason kept for [`Self::fn_default`].
+    fn noted(&mut self, r: R<Value>) -> Option<Value> {
+        r.map_err(|u| self.why = Some(u)).ok()
     }
 
     /// The value, or `None` with the refusal reported.
@@ -435,8 +443,12 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
         let [Stmt::Expr(expr, None)] = body.stmts.as_slice() else {
             return Err(refuse("its body is not a single literal expression"));
         };
-        self.eval(expr, shape)
-            .ok_or_else(|| refuse("its body is not a literal value rsbuilder can evaluate"))
+        self.why = None;
+        self.eval(expr, shape).ok_or_else(|| {
+            self.why
+                .take()
+                .unwrap_or_else(|| refuse("its body is not a literal value rsbuilder can evaluate"))
+        })
     }
 
     /// `Policy { max: 3, ..Default::default() }`: each field from its literal, the rest
@@ -449,15 +461,15 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
         };
         let given = given_fields(literal);
         let span = span_of(literal);
-        self.struct_value(item, span, |d, field, shape| {
+        let r = self.struct_value(item, span, |d, field, shape| {
             let name = field.ident.as_ref().map(unraw).unwrap_or_default();
             match given.iter().find(|(n, _)| *n == name) {
                 Some((_, e)) => d.eval(e, shape).ok_or_else(|| not_literal(span)),
                 None if rest_default => d.type_default(shape, span),
                 None => Err(not_literal(span)),
             }
-        })
-        .ok()
+        });
+        self.noted(r)
     }
 
     /// Evaluates a literal-like expression of the given type.
@@ -514,14 +526,14 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
             Shape::User(item) => match expr {
                 Expr::Path(ExprPath { path, .. }) if path.segments.len() >= 2 => {
                     let variant = &path.segments.last()?.ident;
-                    self.variant_value(item, variant, Content::Unit, span_of(expr))
-                        .ok()
+                    let r = self.variant_value(item, variant, Content::Unit, span_of(expr));
+                    self.noted(r)
                 }
                 Expr::Struct(literal) if matches!(item.item, TypeItem::Enum(_)) => {
                     let variant = &literal.path.segments.last()?.ident;
                     let content = Content::Struct(literal);
-                    self.variant_value(item, variant, content, span_of(expr))
-                        .ok()
+                    let r = self.variant_value(item, variant, content, span_of(expr));
+                    self.noted(r)
                 }
                 Expr::Struct(literal) => self.struct_literal(item, literal),
                 // `Source::Git(..)`: a newtype variant.
@@ -533,8 +545,8 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                     };
                     let variant = &p.path.segments.last()?.ident;
                     let content = Content::Newtype(&args[0]);
-                    self.variant_value(item, variant, content, span_of(expr))
-                        .ok()
+                    let r = self.variant_value(item, variant, content, span_of(expr));
+                    self.noted(r)
                 }
                 // A newtype struct's constructor: `Replicas(3)` (not `Replicas::new(3)`).
                 Expr::Call(ExprCall { func, args, .. })
@@ -546,10 +558,10 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                 {
                     let arg = &args[0];
                     let span = span_of(expr);
-                    self.struct_value(item, span, |d, _, shape| {
+                    let r = self.struct_value(item, span, |d, _, shape| {
                         d.eval(arg, shape).ok_or_else(|| not_literal(span))
-                    })
-                    .ok()
+                    });
+                    self.noted(r)
                 }
                 _ => None,
             },
