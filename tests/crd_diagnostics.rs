@@ -102,14 +102,14 @@ fn non_literal_default() {
 }
 
 #[test]
-fn default_with_hand_written_default_impl() {
+fn default_with_hand_written_default_impl_that_computes() {
     let body = format!(
-        "{}#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct Opts {{ pub a: u8 }}\nimpl Default for Opts {{ fn default() -> Self {{ Opts {{ a: 3 }} }} }}\n",
+        "{}#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct Opts {{ pub a: u8 }}\nimpl Default for Opts {{ fn default() -> Self {{ Opts {{ a: 1 + 2 }} }} }}\n",
         kind("", "    #[serde(default)]\n    pub opts: Opts,")
     );
     check(
         &body,
-        "src/api/t.rs:7:13: the default of `Opts` cannot be generated statically: it needs a hand-written `Default` impl (or none exists); use --exact",
+        "src/api/t.rs:7:13: the default of `Opts` cannot be generated statically: its hand-written `Default` impl is not a literal value rsbuilder can evaluate; use --exact",
     );
 }
 

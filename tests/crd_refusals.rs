@@ -81,12 +81,12 @@ fn refused() -> Vec<(&'static str, String, &'static str)> {
             "its body is not a single literal expression",
         ),
         (
-            "default from a hand-written Default impl",
+            "default from a hand-written Default impl that computes",
             kind(
                 "",
                 "    #[serde(default)]\n    pub a: Opts,",
                 &format!(
-                    "{DERIVES}\npub struct Opts {{ pub n: u8 }}\nimpl Default for Opts {{ fn default() -> Self {{ Opts {{ n: 3 }} }} }}\n"
+                    "{DERIVES}\npub struct Opts {{ pub n: u8 }}\nimpl Default for Opts {{ fn default() -> Self {{ Opts {{ n: 1 + 2 }} }} }}\n"
                 ),
             ),
             "hand-written `Default` impl",

@@ -25,6 +25,15 @@ pub struct Defaults<'b, 'i, 'a> {
     nesting: usize,
     /// Why the last expression could not be evaluated, when a part of it said why.
     why: Option<Unsupported>,
+    /// The function whose body is being evaluated: where its paths are looked up.
+    scope: Option<FnScope>,
+}
+
+/// Where a function body was written: its module, and the type `Self` names there.
+#[derive(Clone)]
+struct FnScope {
+    module: Vec<String>,
+    self_ty: Option<String>,
 }
 
 /// `Err` carries the refusal; the caller turns it into a diagnostic.
@@ -36,6 +45,7 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
             builder,
             nesting: 0,
             why: None,
+            scope: None,
         }
     }
 
@@ -160,11 +170,7 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
     fn derived_default(&mut self, item: &ItemRef<'a>, span: Span) -> R<Value> {
         let ident = item.item.ident();
         if !derives(item.item.attrs(), "Default") {
-            return Err(Unsupported::new(
-                span,
-                format!("the default of `{ident}`"),
-                "it needs a hand-written `Default` impl (or none exists)",
-            ));
+            return self.written_default(item, span);
         }
         match item.item {
             TypeItem::Struct(_) => {
@@ -190,6 +196,50 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                 "type aliases are resolved before defaults",
             )),
         }
+    }
+
+    /// [`Self::written_default`], reported when refused.
+    pub fn written_value(&mut self, ctx: &Ctx, item: &ItemRef<'a>, span: Span) -> Option<Value> {
+        let r = self.written_default(item, span);
+        self.reported(ctx, r)
+    }
+
+    /// The value of a hand-written `impl Default for T` (beside `T`) whose `default()` is
+    /// one literal-like expression.
+    fn written_default(&mut self, item: &ItemRef<'a>, span: Span) -> R<Value> {
+        let ident = item.item.ident();
+        let refuse = |why: &str| {
+            Unsupported::new(span, format!("the default of `{ident}`"), why.to_string())
+        };
+        let body = self
+            .builder
+            .index
+            .module(&item.module)
+            .and_then(|m| m.default_fns.get(&ident.to_string()).copied())
+            .ok_or_else(|| refuse("it has no `Default` impl beside it, derived or written"))?;
+        let [Stmt::Expr(expr, None)] = body.stmts.as_slice() else {
+            return Err(refuse(
+                "its hand-written `Default` impl is not a single literal expression",
+            ));
+        };
+        let scope = FnScope {
+            module: item.module.clone(),
+            self_ty: Some(ident.to_string()),
+        };
+        self.eval_in(scope, expr, &Shape::User(item.clone()))
+            .ok_or_else(|| {
+                refuse(
+                    "its hand-written `Default` impl is not a literal value rsbuilder can evaluate",
+                )
+            })
+    }
+
+    /// [`Self::eval`] inside the body of a function written in `scope`.
+    fn eval_in(&mut self, scope: FnScope, expr: &Expr, shape: &Shape<'a>) -> Option<Value> {
+        let outer = self.scope.replace(scope);
+        let value = self.eval(expr, shape);
+        self.scope = outer;
+        value
     }
 
     /// How serde serializes the struct `item` when `value_of` gives each field's value.
@@ -438,13 +488,17 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                 why.to_string(),
             )
         };
-        let (_, body) = super::consts::find_fn(self.builder.index, &ctx.module, path)
+        let (module, body) = super::consts::find_fn(self.builder.index, &ctx.module, path)
             .ok_or_else(|| refuse("the function is not found in the given sources"))?;
         let [Stmt::Expr(expr, None)] = body.stmts.as_slice() else {
             return Err(refuse("its body is not a single literal expression"));
         };
+        // `Type::f`: inside, `Self` is `Type`.
+        let segs = &path.segments;
+        let self_ty = (segs.len() >= 2).then(|| segs[segs.len() - 2].ident.to_string());
         self.why = None;
-        self.eval(expr, shape).ok_or_else(|| {
+        let scope = FnScope { module, self_ty };
+        self.eval_in(scope, expr, shape).ok_or_else(|| {
             self.why
                 .take()
                 .unwrap_or_else(|| refuse("its body is not a literal value rsbuilder can evaluate"))
@@ -472,6 +526,28 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
         self.noted(r)
     }
 
+    /// A literal of a std type, or a `const` whose value is one (`Self::PORT`,
+    /// `limits::MAX.into()`) from the function being evaluated.
+    fn eval_prim(&self, p: Prim, expr: &Expr) -> Option<Value> {
+        if let Some(v) = literal_prim(p, expr) {
+            return Some(v);
+        }
+        let scope = self.scope.as_ref()?;
+        let path = const_path(expr, scope.self_ty.as_deref())?;
+        let index = self.builder.index;
+        match p {
+            Prim::String | Prim::Str | Prim::PathBuf => {
+                super::consts::text(index, &scope.module, &path)
+                    .ok()
+                    .map(Value::from)
+            }
+            p if p.is_integer() || matches!(p, Prim::F32 | Prim::F64) => {
+                super::consts::number(index, &scope.module, &path).ok()
+            }
+            _ => None,
+        }
+    }
+
     /// Evaluates a literal-like expression of the given type.
     fn eval(&mut self, expr: &Expr, shape: &Shape<'a>) -> Option<Value> {
         match expr {
@@ -488,7 +564,7 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
             return self.type_default(shape, span_of(expr)).ok();
         }
         match shape {
-            Shape::Prim(p) => eval_prim(*p, expr),
+            Shape::Prim(p) => self.eval_prim(*p, expr),
             Shape::Wrap(Wrapper::Option, inner) => match expr {
                 Expr::Path(ExprPath { path, .. }) if path.is_ident("None") => Some(Value::Null),
                 Expr::Call(ExprCall { func, args, .. })
@@ -609,7 +685,39 @@ fn not_literal(span: Span) -> Unsupported {
     )
 }
 
-fn eval_prim(p: Prim, expr: &Expr) -> Option<Value> {
+/// The path a value expression reads, through the conversions a default may wrap it in
+/// (`.into()`, `.to_string()`, `.to_owned()`, `String::from(..)`), with `Self` named.
+fn const_path(expr: &Expr, self_ty: Option<&str>) -> Option<Expr> {
+    match expr {
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && ["into", "to_string", "to_owned"].contains(&&*m.method.to_string()) =>
+        {
+            const_path(&m.receiver, self_ty)
+        }
+        Expr::Call(ExprCall { func, args, .. })
+            if args.len() == 1
+                && matches!(&**func, Expr::Path(p) if p.path.segments.len() == 2
+                    && p.path.segments[0].ident == "String"
+                    && p.path.segments[1].ident == "from") =>
+        {
+            const_path(&args[0], self_ty)
+        }
+        Expr::Paren(p) => const_path(&p.expr, self_ty),
+        Expr::Path(p) if p.qself.is_none() => {
+            let mut p = p.clone();
+            if let (Some(first), Some(ty)) = (p.path.segments.first_mut(), self_ty)
+                && first.ident == "Self"
+            {
+                first.ident = syn::Ident::new(ty, first.ident.span());
+            }
+            Some(Expr::Path(p))
+        }
+        _ => None,
+    }
+}
+
+fn literal_prim(p: Prim, expr: &Expr) -> Option<Value> {
     match p {
         Prim::String | Prim::PathBuf => string_expr(expr).map(Value::from),
         Prim::Bool => lit_bool(expr).ok().map(Value::from),

@@ -80,6 +80,8 @@ pub struct Module<'a> {
     pub manual_json_schema: BTreeSet<String>,
     /// Types with a hand-written `impl Default for T`.
     pub manual_default: BTreeSet<String>,
+    /// The body of `fn default()` in those impls, by type name.
+    pub default_fns: BTreeMap<String, &'a syn::Block>,
     /// Names whose item has a `#[cfg]` the source does not decide, with the reason.
     pub undecided: BTreeMap<String, Unsupported>,
     /// A glob import under such a `#[cfg]`: any name not found otherwise may come from it.
@@ -219,10 +221,19 @@ impl<'a> Index<'a> {
                         && let Some(ty) = tp.path.get_ident()
                     {
                         for f in &imp.items {
-                            if let syn::ImplItem::Fn(f) = f
-                                && f.sig.receiver().is_none()
-                            {
-                                m.fns.insert(format!("{ty}::{}", f.sig.ident), &f.block);
+                            match f {
+                                syn::ImplItem::Fn(f) if f.sig.receiver().is_none() => {
+                                    m.fns.insert(format!("{ty}::{}", f.sig.ident), &f.block);
+                                }
+                                // Associated consts: `Type::NAME` (and `Self::NAME` inside).
+                                syn::ImplItem::Const(c) => {
+                                    let v = ValueItem {
+                                        ty: c.ty.clone(),
+                                        expr: c.expr.clone(),
+                                    };
+                                    m.values.insert(format!("{ty}::{}", c.ident.unraw()), v);
+                                }
+                                _ => {}
                             }
                         }
                     }
@@ -241,6 +252,15 @@ impl<'a> Index<'a> {
                                     m.manual_json_schema.insert(s);
                                 }
                                 "Default" => {
+                                    let body = imp.items.iter().find_map(|i| match i {
+                                        syn::ImplItem::Fn(f) if f.sig.ident == "default" => {
+                                            Some(&f.block)
+                                        }
+                                        _ => None,
+                                    });
+                                    if let Some(body) = body {
+                                        m.default_fns.insert(s.clone(), body);
+                                    }
                                     m.manual_default.insert(s);
                                 }
                                 _ => {}

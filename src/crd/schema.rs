@@ -492,19 +492,19 @@ impl<'i, 'a> Builder<'i, 'a> {
         item: &ItemRef<'a>,
         span: Span,
     ) -> Option<ContainerDefault> {
-        let ident = item.item.ident();
-        if !derives(item.item.attrs(), "Default") {
-            self.refuse(
-                ctx,
-                Unsupported::new(
-                    span,
-                    format!("`#[serde(default)]` on `{ident}`"),
-                    "it needs a hand-written `Default` impl's values",
-                ),
-            );
-            return None;
+        if derives(item.item.attrs(), "Default") {
+            return Some(ContainerDefault::Derived);
         }
-        Some(ContainerDefault::Derived)
+        match Defaults::new(self).written_value(ctx, item, span)? {
+            Value::Object(map) => Some(ContainerDefault::Value(map)),
+            _ => {
+                let ident = item.item.ident();
+                let why = "its `Default` value does not serialize as an object";
+                let what = format!("`#[serde(default)]` on `{ident}`");
+                self.refuse(ctx, Unsupported::new(span, what, why));
+                None
+            }
+        }
     }
 
     /// `expr_for_struct`.

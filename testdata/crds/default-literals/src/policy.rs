@@ -1,7 +1,8 @@
 //! Defaults whose functions build structs from literals (`Retry { .., ..Default::default() }`,
 //! `Self { .. }` in an `impl`, a newtype constructor), a container `#[serde(default = "f")]`,
 //! a default whose schema comes from `#[schemars(with)]`, enum variants with data,
-//! transparent structs, and a `char`.
+//! hand-written `Default` impls and associated or module constants, transparent structs,
+//! and a `char`.
 use kube::CustomResource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -31,6 +32,68 @@ pub struct PolicySpec {
     pub source: Source,
     #[serde(default = "default_mirror")]
     pub mirror: Source,
+    #[serde(default)]
+    pub group: Group,
+    #[serde(default = "Group::standard_capacity")]
+    pub capacity: String,
+    #[serde(default = "default_port")]
+    pub port: u16,
+    pub window: Window,
+}
+
+/// A hand-written `Default` made of literals and constants.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Group {
+    pub cluster_name: String,
+    pub role: Mode,
+    pub port: u16,
+}
+
+impl Default for Group {
+    fn default() -> Self {
+        Self {
+            cluster_name: Self::DEFAULT_CLUSTER.into(),
+            role: Mode::default(),
+            port: limits::PORT,
+        }
+    }
+}
+
+impl Group {
+    const DEFAULT_CLUSTER: &'static str = "default";
+
+    fn standard_capacity() -> String {
+        Standard::CAPACITY.to_string()
+    }
+}
+
+pub struct Standard;
+
+impl Standard {
+    pub const CAPACITY: &'static str = "10Gi";
+}
+
+mod limits {
+    pub const PORT: u16 = 8443;
+}
+
+fn default_port() -> u16 {
+    limits::PORT
+}
+
+/// Missing fields come from the hand-written `Default`.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(default)]
+pub struct Window {
+    pub start: u8,
+    pub end: u8,
+}
+
+impl Default for Window {
+    fn default() -> Self {
+        Window { start: 1, end: 5 }
+    }
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
