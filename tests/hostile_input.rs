@@ -322,6 +322,32 @@ fn a_chain_of_thousands_of_types_is_refused_quickly() {
     assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
 }
 
+#[test]
+fn a_lattice_of_types_that_doubles_at_every_level_is_refused_quickly() {
+    // Each level uses the next twice: kube-derive would inline 2^40 structs, in the schema
+    // and again in the default.
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = kind_source(r#"group = "a.example.com", version = "v1", kind = "Thing""#)
+        .replace("pub a: String", "#[serde(default)]\n    pub a: L0");
+    for i in 0..40 {
+        text.push_str(&format!(
+            "#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]\npub struct L{i} {{ pub left: L{n}, pub right: L{n} }}\n",
+            n = i + 1
+        ));
+    }
+    text.push_str(
+        "#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]\npub struct L40 { pub v: u8 }\n",
+    );
+    fs::write(dir.path().join("types.rs"), text).unwrap();
+    let started = std::time::Instant::now();
+    let err = refused(dir.path(), GENERATE_TYPES);
+    assert!(
+        err.contains("types.rs:") && err.contains("more than 10000 struct or enum instances"),
+        "{err}"
+    );
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+}
+
 /// A kind in `t.example.com` whose spec holds a chain of `n` structs; `derives` are added
 /// to each struct of the chain.
 fn chain(n: usize, derives: &str, field: &str) -> SourceFile {

@@ -14,6 +14,7 @@ use super::attrs::serde::{DefaultAttr, RenameRule, SerdeField};
 use super::attrs::{self, Unsupported, lit_bool, lit_number, span_of};
 use super::model::{ItemRef, TypeItem, derives};
 use super::resolve::{MAX_TYPE_NESTING, Shape};
+use super::schema::MAX_INLINED;
 use super::schema::{Builder, Ctx, field_name, unraw};
 use super::std_types::DefaultOf;
 use super::typeops::{Prim, Wrapper};
@@ -161,6 +162,10 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                 ),
             ));
         }
+        self.builder.inlined += 1;
+        if self.builder.inlined > MAX_INLINED {
+            return Err(super::schema::too_many_instances(span, item.item.ident()));
+        }
         self.nesting += 1;
         let value = self.derived_default(item, span);
         self.nesting -= 1;
@@ -232,6 +237,36 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                     "its hand-written `Default` impl is not a literal value rsbuilder can evaluate",
                 )
             })
+    }
+
+    /// A call, inside a function being evaluated, to a function without arguments whose
+    /// body is one literal-like expression (`Self::default_port()`).
+    fn call(&mut self, path: &syn::Path, shape: &Shape<'a>) -> Option<Value> {
+        let scope = self.scope.clone()?;
+        let Expr::Path(p) = const_path(
+            &Expr::Path(syn::ExprPath {
+                attrs: Vec::new(),
+                qself: None,
+                path: path.clone(),
+            }),
+            scope.self_ty.as_deref(),
+        )?
+        else {
+            return None;
+        };
+        let (module, body) = super::consts::find_fn(self.builder.index, &scope.module, &p.path)?;
+        let [Stmt::Expr(expr, None)] = body.stmts.as_slice() else {
+            return None;
+        };
+        if self.nesting >= MAX_TYPE_NESTING {
+            return None;
+        }
+        let segs = &p.path.segments;
+        let self_ty = (segs.len() >= 2).then(|| segs[segs.len() - 2].ident.to_string());
+        self.nesting += 1;
+        let value = self.eval_in(FnScope { module, self_ty }, expr, shape);
+        self.nesting -= 1;
+        value
     }
 
     /// [`Self::eval`] inside the body of a function written in `scope`.
@@ -562,6 +597,13 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
         }
         if is_default_call(expr) {
             return self.type_default(shape, span_of(expr)).ok();
+        }
+        if let Expr::Call(ExprCall { func, args, .. }) = expr
+            && args.is_empty()
+            && let Expr::Path(p) = &**func
+            && let Some(value) = self.call(&p.path, shape)
+        {
+            return Some(value);
         }
         match shape {
             Shape::Prim(p) => self.eval_prim(*p, expr),

@@ -215,10 +215,13 @@ impl<'a> Index<'a> {
                 }
                 Item::Use(u) => flatten_use(&u.tree, &mut Vec::new(), &mut m),
                 Item::Impl(imp) => {
+                    // `impl<M> Spec<M>` too: a value path names the type without arguments
+                    // (`Spec::<M>::f` reads as `Spec::f`).
                     if imp.trait_.is_none()
-                        && imp.generics.params.is_empty()
                         && let syn::Type::Path(tp) = &*imp.self_ty
-                        && let Some(ty) = tp.path.get_ident()
+                        && tp.qself.is_none()
+                        && tp.path.segments.len() == 1
+                        && let Some(ty) = tp.path.segments.last().map(|s| &s.ident)
                     {
                         for f in &imp.items {
                             match f {

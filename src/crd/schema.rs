@@ -34,7 +34,16 @@ pub struct Builder<'i, 'a> {
     stack: Vec<String>,
     /// The type parameters of the items being built, innermost last.
     scopes: Vec<Vec<(String, Shape<'a>)>>,
+    /// Struct and enum instances inlined so far (schemas and defaults), against
+    /// [`MAX_INLINED`].
+    pub inlined: usize,
 }
+
+/// schemars inlines every use of a type, so types that use the same type twice double it
+/// at every level: 13 levels of two fields make a 4.6 MB CRD. Real CRDs inline a few
+/// hundred instances; past this many rsbuilder refuses rather than spend minutes building
+/// megabytes of schema.
+pub const MAX_INLINED: usize = 10_000;
 
 /// Where a field or variant lives: its module and file.
 #[derive(Clone)]
@@ -51,6 +60,7 @@ impl<'i, 'a> Builder<'i, 'a> {
             diags: Vec::new(),
             stack: Vec::new(),
             scopes: Vec::new(),
+            inlined: 0,
         }
     }
 
@@ -329,6 +339,14 @@ impl<'i, 'a> Builder<'i, 'a> {
                     format!("it is nested more than {MAX_TYPE_NESTING} types deep"),
                 ),
             );
+            return None;
+        }
+        self.inlined += 1;
+        if self.inlined > MAX_INLINED {
+            // Reported once; every use after it fails silently.
+            if self.inlined == MAX_INLINED + 1 {
+                self.refuse(&ctx, too_many_instances(ident.span(), ident));
+            }
             return None;
         }
         let kube_schema = derives(attrs, "KubeSchema");
@@ -940,6 +958,17 @@ impl<'i, 'a> Builder<'i, 'a> {
             }
         }
     }
+}
+
+/// The refusal for a schema or default that inlines more than [`MAX_INLINED`] types.
+pub fn too_many_instances(span: Span, ident: &Ident) -> Unsupported {
+    Unsupported::new(
+        span,
+        format!("type `{ident}`"),
+        format!(
+            "kube-derive inlines more than {MAX_INLINED} struct or enum instances here (a type used twice is written twice, at every level), a CRD of many megabytes"
+        ),
+    )
 }
 
 /// The field a `#[serde(transparent)]` struct stands for, as serde picks it for

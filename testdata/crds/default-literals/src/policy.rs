@@ -39,6 +39,44 @@ pub struct PolicySpec {
     #[serde(default = "default_port")]
     pub port: u16,
     pub window: Window,
+    #[serde(default)]
+    pub features: Features,
+    #[serde(default = "Tuned::<u8>::default_level")]
+    pub level: u32,
+}
+
+/// A hand-written `Default` calling constant functions.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+pub struct Features {
+    pub route: bool,
+    pub switch: bool,
+}
+
+impl Default for Features {
+    fn default() -> Self {
+        Self {
+            route: Self::default_route(),
+            switch: Self::default_switch(),
+        }
+    }
+}
+
+impl Features {
+    const fn default_route() -> bool {
+        true
+    }
+
+    const fn default_switch() -> bool {
+        false
+    }
+}
+
+pub struct Tuned<T>(std::marker::PhantomData<T>);
+
+impl<T> Tuned<T> {
+    const fn default_level() -> u32 {
+        3
+    }
 }
 
 /// A hand-written `Default` made of literals and constants.
