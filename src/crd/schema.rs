@@ -208,13 +208,13 @@ impl<'i, 'a> Builder<'i, 'a> {
             Shape::K8s(k) => Some(k.schema(op, &mut self.generator)),
             Shape::User(item) => {
                 let s = self.item_schema(item)?;
-                let non_optional = self.option_inner(shape)?;
+                let non_optional = self.non_optional_for(shape, op)?;
                 let g = &mut self.generator;
                 Some(with_option_slot(s, non_optional, || apply::<Slot>(op, g)))
             }
             Shape::Wrap(w, inner) => {
                 let s = self.shape_schema(inner, Op::Subschema)?;
-                let non_optional = self.option_inner(inner)?;
+                let non_optional = self.non_optional_for(inner, op)?;
                 let g = &mut self.generator;
                 let f = w.apply();
                 Some(with_option_slot(s, non_optional, || f(op, g)))
@@ -246,6 +246,29 @@ impl<'i, 'a> Builder<'i, 'a> {
                 Some(with_slot(s, || f(op, g)))
             }
             Shape::Const(_) => unreachable!("`resolve` refuses a const parameter used as a type"),
+        }
+    }
+
+    /// [`Self::option_inner`] where `op` asks for it: `subschema_for` never does, and
+    /// building the schema again at every `Option` would double the work per level.
+    fn non_optional_for(&mut self, shape: &Shape<'a>, op: Op) -> Option<Option<Schema>> {
+        match op {
+            Op::Subschema => Some(None),
+            Op::NonOptional | Op::Flatten { .. } => self.option_inner(shape),
+        }
+    }
+
+    /// schemars' `_schemars_private_is_option`: `Option`, the wrappers that forward to it,
+    /// and fully transparent newtypes of those.
+    pub fn is_option(&mut self, shape: &Shape<'a>) -> Option<bool> {
+        match shape {
+            Shape::Wrap(Wrapper::Option, _) => Some(true),
+            Shape::Wrap(w, inner) if w.forwards() => self.is_option(inner),
+            Shape::User(item) => match self.transparent_target(item)? {
+                Some(target) => self.is_option(&target),
+                None => Some(false),
+            },
+            _ => Some(false),
         }
     }
 
@@ -615,7 +638,7 @@ impl<'i, 'a> Builder<'i, 'a> {
             (false, false) => Op::Subschema,
         };
         let is_option = match (&literal, &shape) {
-            (None, Some(shape)) => self.option_inner(shape)?.is_some(),
+            (None, Some(shape)) => self.is_option(shape)?,
             _ => false,
         };
         let mut sub = match literal {
