@@ -561,6 +561,30 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
         self.noted(r)
     }
 
+    /// The Kubernetes types defaults are built from literals: `Quantity("8Gi".into())`,
+    /// `IntOrString::Int(1)`, `IntOrString::String("25%".into())` (serde writes the value).
+    fn eval_k8s(&self, path: &str, expr: &Expr) -> Option<Value> {
+        let Expr::Call(ExprCall { func, args, .. }) = expr else {
+            return None;
+        };
+        let [arg] = args.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        let Expr::Path(f) = &**func else {
+            return None;
+        };
+        let ctor = f.path.segments.last()?.ident.to_string();
+        let inner = match (path, ctor.as_str()) {
+            ("k8s_openapi::apimachinery::pkg::api::resource::Quantity::", "Quantity")
+            | ("k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::", "String") => {
+                Prim::String
+            }
+            ("k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::", "Int") => Prim::I32,
+            _ => return None,
+        };
+        self.eval_prim(inner, arg)
+    }
+
     /// A literal of a std type, or a `const` whose value is one (`Self::PORT`,
     /// `limits::MAX.into()`) from the function being evaluated.
     fn eval_prim(&self, p: Prim, expr: &Expr) -> Option<Value> {
@@ -641,6 +665,7 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                     _ => None,
                 }
             }
+            Shape::K8s(k) => self.eval_k8s(k.path, expr),
             Shape::User(item) => match expr {
                 Expr::Path(ExprPath { path, .. }) if path.segments.len() >= 2 => {
                     let variant = &path.segments.last()?.ident;

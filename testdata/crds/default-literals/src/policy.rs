@@ -1,8 +1,10 @@
 //! Defaults whose functions build structs from literals (`Retry { .., ..Default::default() }`,
 //! `Self { .. }` in an `impl`, a newtype constructor), a container `#[serde(default = "f")]`,
 //! a default whose schema comes from `#[schemars(with)]`, enum variants with data,
-//! hand-written `Default` impls and associated or module constants, transparent structs,
-//! and a `char`.
+//! hand-written `Default` impls and associated or module constants, Kubernetes `Quantity`
+//! and `IntOrString` values, transparent structs, and a `char`.
+use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use kube::CustomResource;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -43,6 +45,24 @@ pub struct PolicySpec {
     pub features: Features,
     #[serde(default = "Tuned::<u8>::default_level")]
     pub level: u32,
+    #[serde(default = "default_storage")]
+    pub storage: Quantity,
+    #[serde(default = "default_surge")]
+    pub surge: IntOrString,
+    #[serde(default = "default_unavailable")]
+    pub unavailable: IntOrString,
+}
+
+fn default_storage() -> Quantity {
+    Quantity("8Gi".to_string())
+}
+
+fn default_surge() -> IntOrString {
+    IntOrString::String("25%".into())
+}
+
+fn default_unavailable() -> IntOrString {
+    IntOrString::Int(1)
 }
 
 /// A hand-written `Default` calling constant functions.
