@@ -34,6 +34,10 @@ pub struct Resource<'a> {
 pub fn find_resources<'a>(index: &Index<'a>, diags: &mut Vec<Diagnostic>) -> Vec<Resource<'a>> {
     let mut out = Vec::new();
     for (module, m) in &index.modules {
+        // A dependency's kinds are its own CRDs, not this crate's.
+        if super::deps::is_dependency(module) {
+            continue;
+        }
         for item in m.types.values() {
             let TypeItem::Struct(s) = item else { continue };
             if !derives(&s.attrs, "CustomResource") {

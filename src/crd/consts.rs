@@ -232,7 +232,7 @@ fn find<'a, T>(
         return None;
     }
     let (mut current, rest) = match segs.first()?.as_str() {
-        "crate" => (Vec::new(), &segs[1..]),
+        "crate" => (super::deps::crate_root(&module), &segs[1..]),
         "self" => (module, &segs[1..]),
         "super" => {
             let mut base = module;
@@ -250,6 +250,12 @@ fn find<'a, T>(
         let child = [&current[..], std::slice::from_ref(seg)].concat();
         if index.module(&child).is_some() {
             current = child;
+            continue;
+        }
+        // A crate depended on by `path`: `api::DEFAULT_PORT`.
+        let dependency = vec![super::deps::root(seg)];
+        if i == 0 && index.module(&dependency).is_some() {
+            current = dependency;
             continue;
         }
         let m = index.module(&current)?;

@@ -28,6 +28,16 @@ impl Diagnostic {
         }
     }
 
+    /// A problem with a whole file (a manifest that cannot be read).
+    pub fn file(path: &Path, message: impl Into<String>) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            line: 0,
+            column: 0,
+            message: message.into(),
+        }
+    }
+
     /// The standard refusal: static generation cannot be exact here.
     pub fn not_static(
         path: &Path,

@@ -29,6 +29,21 @@ pub struct Crate {
     pub renames: BTreeMap<String, String>,
     /// The manifest read, for messages; `None` when there is none.
     pub manifest: Option<PathBuf>,
+    /// Dependencies given by `path` (a workspace's own crates), whose sources hold types
+    /// the crate uses: found beside the manifest by [`Crate::read`].
+    pub path_deps: Vec<PathDep>,
+}
+
+/// A dependency on a crate by `path`, as the depending crate turns it on.
+#[derive(Debug, Clone)]
+pub struct PathDep {
+    /// The name code uses for it (`mirrord_config`).
+    pub name: String,
+    /// Its Cargo.toml; relative to the depending manifest's directory until `read`
+    /// resolves it (`None` there: inherited from `[workspace.dependencies]`).
+    pub manifest: Option<PathBuf>,
+    /// The features the depending crate turns on (`default` unless `default-features = false`).
+    pub features: Vec<String>,
 }
 
 impl Crate {
@@ -47,6 +62,15 @@ impl Crate {
         let mut krate = Self::parse(&text, lock.as_deref(), features)
             .map_err(|e| anyhow::anyhow!("{}: {e:#}", shown.display()))?;
         krate.manifest = Some(manifest.to_path_buf());
+        let dir = manifest.parent().unwrap_or(Path::new(""));
+        let workspace = workspace_dependencies(manifest, &text);
+        krate.path_deps.retain_mut(|d| {
+            d.manifest = match &d.manifest {
+                Some(rel) => Some(dir.join(rel).join("Cargo.toml")),
+                None => workspace.get(&d.name).cloned(),
+            };
+            d.manifest.as_ref().is_some_and(|m| m.is_file())
+        });
         Ok(krate)
     }
 
@@ -82,6 +106,23 @@ impl Crate {
             || lock.is_some_and(|l| {
                 locked_dependencies(l, "serde_json", "1.").any(|(name, _)| name == "indexmap")
             });
+        let path_deps = deps
+            .iter()
+            .filter(|d| !d.build && (d.path.is_some() || d.workspace))
+            .filter(|d| {
+                !d.optional || features.contains(&d.name) || enables(&table, &features, &d.name)
+            })
+            .map(|d| PathDep {
+                name: d.name.replace('-', "_"),
+                manifest: d.path.as_ref().map(PathBuf::from),
+                features: d
+                    .features
+                    .iter()
+                    .cloned()
+                    .chain(d.default_features.then(|| "default".to_string()))
+                    .collect(),
+            })
+            .collect();
         let renames = deps
             .iter()
             .filter(|d| d.name != d.package)
@@ -95,6 +136,7 @@ impl Crate {
             json_preserves_order,
             renames,
             manifest: None,
+            path_deps,
         })
     }
 
@@ -141,20 +183,26 @@ impl Crate {
 /// manifest of the workspace it belongs to (the nearest one above it with `[workspace]`).
 fn lock_file(manifest: &Path, text: &str) -> Option<PathBuf> {
     let dir = manifest.parent()?;
-    let is_workspace = |t: &str| t.lines().any(|l| l.trim() == "[workspace]");
-    let root = if is_workspace(text) {
-        Some(dir.to_path_buf())
-    } else {
-        dir.ancestors().skip(1).find_map(|d| {
-            let t = std::fs::read_to_string(d.join("Cargo.toml")).ok()?;
-            is_workspace(&t).then(|| d.to_path_buf())
-        })
-    };
+    let root = workspace_root(manifest, text).map(|(root, _)| root);
     [root.as_deref(), Some(dir)]
         .into_iter()
         .flatten()
         .map(|d| d.join("Cargo.lock"))
         .find(|p| p.is_file())
+}
+
+/// The directory and manifest text of the workspace `manifest` (with `text`) belongs to:
+/// itself when it has `[workspace]`, else the nearest such manifest above it.
+fn workspace_root(manifest: &Path, text: &str) -> Option<(PathBuf, String)> {
+    let is_workspace = |t: &str| t.lines().any(|l| l.trim() == "[workspace]");
+    let dir = manifest.parent()?;
+    if is_workspace(text) {
+        return Some((dir.to_path_buf(), text.to_string()));
+    }
+    dir.ancestors().skip(1).find_map(|d| {
+        let t = std::fs::read_to_string(d.join("Cargo.toml")).ok()?;
+        is_workspace(&t).then(|| (d.to_path_buf(), t))
+    })
 }
 
 /// One dependency: the name code uses, the package, the features it turns on.
@@ -163,32 +211,45 @@ struct Dep {
     package: String,
     optional: bool,
     features: Vec<String>,
+    /// `path = ".."`, relative to the manifest.
+    path: Option<String>,
+    /// `workspace = true`: the rest is in `[workspace.dependencies]`.
+    workspace: bool,
+    default_features: bool,
+    /// A build-dependency: its types never reach the crate's own.
+    build: bool,
 }
 
 /// `[dependencies]`, `[build-dependencies]` and their `[target.'cfg'.*]` forms (dev
 /// dependencies do not exist in a normal build).
 fn dependencies(root: &toml_edit::Table) -> Vec<Dep> {
-    let mut tables: Vec<&dyn TableLike> = Vec::new();
+    let mut tables: Vec<(&dyn TableLike, bool)> = Vec::new();
     for key in ["dependencies", "build-dependencies"] {
         if let Some(t) = root.get(key).and_then(Item::as_table_like) {
-            tables.push(t);
+            tables.push((t, key == "build-dependencies"));
         }
     }
     if let Some(targets) = root.get("target").and_then(Item::as_table_like) {
         for (_, target) in targets.iter() {
             for key in ["dependencies", "build-dependencies"] {
                 if let Some(t) = target.get(key).and_then(Item::as_table_like) {
-                    tables.push(t);
+                    tables.push((t, key == "build-dependencies"));
                 }
             }
         }
     }
     let mut out = Vec::new();
-    for table in tables {
+    for (table, build) in tables {
         for (name, spec) in table.iter() {
             let detail = spec.as_table_like();
             let get = |k: &str| detail.and_then(|d| d.get(k));
             out.push(Dep {
+                path: get("path").and_then(Item::as_str).map(str::to_string),
+                workspace: get("workspace").and_then(Item::as_bool).unwrap_or(false),
+                default_features: get("default-features")
+                    .and_then(Item::as_bool)
+                    .unwrap_or(true),
+                build,
                 name: name.to_string(),
                 package: get("package")
                     .and_then(Item::as_str)
@@ -204,6 +265,36 @@ fn dependencies(root: &toml_edit::Table) -> Vec<Dep> {
                     })
                     .unwrap_or_default(),
             });
+        }
+    }
+    out
+}
+
+/// Whether an enabled feature turns the optional dependency `name` on (`dep:name`,
+/// `name/feat`).
+fn enables(table: &BTreeMap<String, Vec<String>>, on: &BTreeSet<String>, name: &str) -> bool {
+    on.iter().filter_map(|f| table.get(f)).flatten().any(|e| {
+        e.strip_prefix("dep:") == Some(name) || e.split_once('/').is_some_and(|(d, _)| d == name)
+    })
+}
+
+/// The `[workspace.dependencies]` given by `path` in the workspace `manifest` belongs to,
+/// by the name code uses, to their manifests.
+fn workspace_dependencies(manifest: &Path, text: &str) -> BTreeMap<String, PathBuf> {
+    let mut out = BTreeMap::new();
+    let Some((root, text)) = workspace_root(manifest, text) else {
+        return out;
+    };
+    let Ok(doc) = Document::parse(text.as_str()) else {
+        return out;
+    };
+    let deps = doc
+        .get("workspace")
+        .and_then(|w| w.get("dependencies"))
+        .and_then(Item::as_table_like);
+    for (name, spec) in deps.into_iter().flat_map(|t| t.iter()) {
+        if let Some(path) = spec.get("path").and_then(Item::as_str) {
+            out.insert(name.replace('-', "_"), root.join(path).join("Cargo.toml"));
         }
     }
     out
@@ -384,6 +475,50 @@ mod tests {
         assert!(
             !on(plain, Some(&lock(" \"itoa\",\n"))),
             "another package's indexmap is not serde_json's"
+        );
+    }
+
+    #[test]
+    fn path_dependencies_are_found_beside_the_manifest_and_in_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let write = |p: &str, text: &str| {
+            let p = root.join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        write(
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"op\", \"api\", \"types\"]\n[workspace.dependencies]\napi-types = { path = \"types\" }\n",
+        );
+        write("api/Cargo.toml", "[package]\nname = \"api\"\n");
+        write("types/Cargo.toml", "[package]\nname = \"api-types\"\n");
+        write(
+            "op/Cargo.toml",
+            "[package]\nname = \"op\"\n[dependencies]\napi = { path = \"../api\", default-features = false, features = [\"tls\"] }\napi-types = { workspace = true }\ngone = { path = \"../gone\" }\noff = { path = \"../api\", optional = true }\n[build-dependencies]\nbuilder = { path = \"../api\" }\n",
+        );
+        let krate = Crate::read(&root.join("op/Cargo.toml"), &[]).unwrap();
+        let mut found: Vec<(String, PathBuf, Vec<String>)> = krate
+            .path_deps
+            .into_iter()
+            .map(|d| (d.name, d.manifest.unwrap(), d.features))
+            .collect();
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                (
+                    "api".into(),
+                    root.join("op/../api/Cargo.toml"),
+                    vec!["tls".into()]
+                ),
+                (
+                    "api_types".into(),
+                    root.join("types/Cargo.toml"),
+                    vec!["default".into()]
+                ),
+            ],
+            "missing, optional and build dependencies are left out"
         );
     }
 

@@ -22,6 +22,7 @@ pub mod attrs;
 pub mod cfg;
 pub mod consts;
 pub mod defaults;
+pub mod deps;
 pub mod diagnostics;
 pub mod emit;
 pub mod k8s_types;
@@ -110,24 +111,16 @@ pub fn crds_in(
     let sources = sources.as_slice();
     let mut diags = Vec::new();
     let base = common_dir(sources);
-    let mut files = Vec::new();
-    for src in sources {
-        match crate::syntax::parse_file(&src.text) {
-            Ok(ast) => files.push(model::ParsedFile {
-                module: Vec::new(),
-                path: src.path.clone(),
-                ast,
-            }),
-            Err(e) => diags.push(Diagnostic::at(
-                &src.path,
-                e.span(),
-                format!("cannot parse Rust: {e}"),
-            )),
-        }
-    }
+    let files = parse_sources(sources, &mut diags);
     let placed = modules::place(files, &krate.cfg, &base);
     let mut warnings = placed.warnings;
-    let index = model::Index::build(&placed.files, krate, placed.undecided);
+    let mut files = placed.files;
+    let mut undecided = placed.undecided;
+    let dependencies = deps::load(krate, &mut diags);
+    files.extend(dependencies.files);
+    undecided.extend(dependencies.undecided);
+    warnings.extend(dependencies.warnings);
+    let index = model::Index::build(&files, krate, undecided);
     diags.extend(index.refusals.iter().cloned());
     warnings.extend(index.warnings.iter().cloned());
     let resources = assemble::find_resources(&index, &mut diags);
@@ -220,6 +213,26 @@ fn walk(root: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
 
 /// The deepest directory containing every source (module paths are taken relative to it
 /// when a file is not under a `src/` directory).
+/// The sources that parse, each not yet placed in a module; one diagnostic per other file.
+fn parse_sources(sources: &[SourceFile], diags: &mut Vec<Diagnostic>) -> Vec<model::ParsedFile> {
+    let mut files = Vec::new();
+    for src in sources {
+        match crate::syntax::parse_file(&src.text) {
+            Ok(ast) => files.push(model::ParsedFile {
+                module: Vec::new(),
+                path: src.path.clone(),
+                ast,
+            }),
+            Err(e) => diags.push(Diagnostic::at(
+                &src.path,
+                e.span(),
+                format!("cannot parse Rust: {e}"),
+            )),
+        }
+    }
+    files
+}
+
 fn common_dir(sources: &[SourceFile]) -> PathBuf {
     let mut iter = sources
         .iter()

@@ -10,6 +10,7 @@ use syn::ext::IdentExt;
 use syn::{Expr, GenericArgument, GenericParam, PathArguments, Type};
 
 use super::attrs::{Unsupported, span_of};
+use super::deps;
 use super::k8s_types::{self, K8sType};
 use super::model::{Index, ItemRef, TypeItem};
 use super::std_types::{self, ExtType, Params};
@@ -486,7 +487,7 @@ impl<'i, 'a> Resolver<'i, 'a> {
         }
         let first = segs[0].as_str();
         match first {
-            "crate" => return self.walk(Vec::new(), &segs[1..], depth),
+            "crate" => return self.walk(deps::crate_root(module), &segs[1..], depth),
             "self" => return self.walk(module.to_vec(), &segs[1..], depth),
             "super" => {
                 let mut base = module.to_vec();
@@ -534,14 +535,26 @@ impl<'i, 'a> Resolver<'i, 'a> {
         if let Some(u) = &m.undecided_glob {
             return self.undecided(m.file, u);
         }
+        // A crate the crate depends on by `path`: its sources are in the index.
+        let dependency = vec![deps::root(first)];
+        if self.index.module(&dependency).is_some() {
+            return self.walk(dependency, &segs[1..], depth);
+        }
         Target::External(segs.join("::"))
     }
 
     /// The module of the sources a `use` path names (`super`, `self::a`, `crate::b::c`,
     /// a child module), if it names one.
     fn module_of(&self, module: &[String], path: &[String]) -> Option<Vec<String>> {
+        let dependency = path.first().map(|first| vec![deps::root(first)]);
         let (mut current, rest) = match path.first().map(String::as_str) {
-            Some("crate") => (Vec::new(), &path[1..]),
+            Some("crate") => (deps::crate_root(module), &path[1..]),
+            _ if dependency
+                .as_ref()
+                .is_some_and(|d| self.index.module(d).is_some()) =>
+            {
+                (dependency.unwrap_or_default(), &path[1..])
+            }
             Some("self") => (module.to_vec(), &path[1..]),
             Some("super") => {
                 let mut base = module.to_vec();
