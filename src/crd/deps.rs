@@ -59,10 +59,11 @@ pub fn load(krate: &Crate, diags: &mut Vec<Diagnostic>) -> Loaded {
         if seen.len() >= MAX_CRATES || !seen.insert(dep.name.clone()) {
             continue;
         }
-        let dep_crate = match Crate::read(&manifest, &dep.features) {
+        let dep_crate = match Crate::read_dependency(&dep, &manifest) {
             Ok(c) => c,
             Err(e) => {
-                diags.push(Diagnostic::file(&manifest, format!("{e:#}")));
+                // The error names the manifest.
+                diags.push(Diagnostic::file(Path::new("dependency"), format!("{e:#}")));
                 continue;
             }
         };

@@ -42,8 +42,10 @@ pub struct PathDep {
     /// Its Cargo.toml; relative to the depending manifest's directory until `read`
     /// resolves it (`None` there: inherited from `[workspace.dependencies]`).
     pub manifest: Option<PathBuf>,
-    /// The features the depending crate turns on (`default` unless `default-features = false`).
+    /// The features the depending crate turns on.
     pub features: Vec<String>,
+    /// `default-features = false` turns the default ones off.
+    pub default_features: bool,
 }
 
 impl Crate {
@@ -56,17 +58,32 @@ impl Crate {
 
     /// [`Crate::read`], naming the manifest `shown` in errors.
     fn read_shown(manifest: &Path, shown: &Path, features: &[String]) -> Result<Self> {
+        Self::read_with(manifest, shown, features, true)
+    }
+
+    /// A path dependency as its dependent turns it on: `features`, and its default ones
+    /// unless `default-features = false`.
+    pub fn read_dependency(dep: &PathDep, manifest: &Path) -> Result<Self> {
+        Self::read_with(manifest, manifest, &dep.features, dep.default_features)
+    }
+
+    fn read_with(
+        manifest: &Path,
+        shown: &Path,
+        features: &[String],
+        default_features: bool,
+    ) -> Result<Self> {
         let text = std::fs::read_to_string(manifest)
             .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", shown.display()))?;
         let lock = lock_file(manifest, &text).and_then(|p| std::fs::read_to_string(p).ok());
-        let mut krate = Self::parse(&text, lock.as_deref(), features)
+        let mut krate = Self::parse_with(&text, lock.as_deref(), features, default_features)
             .map_err(|e| anyhow::anyhow!("{}: {e:#}", shown.display()))?;
         krate.manifest = Some(manifest.to_path_buf());
         let dir = manifest.parent().unwrap_or(Path::new(""));
         let workspace = workspace_dependencies(manifest, &text);
         krate.path_deps.retain_mut(|d| {
             d.manifest = match &d.manifest {
-                Some(rel) => Some(dir.join(rel).join("Cargo.toml")),
+                Some(rel) => Some(super::modules::normalize(&dir.join(rel).join("Cargo.toml"))),
                 None => workspace.get(&d.name).cloned(),
             };
             d.manifest.as_ref().is_some_and(|m| m.is_file())
@@ -76,12 +93,21 @@ impl Crate {
 
     /// [`Crate::read`] over texts.
     pub fn parse(manifest: &str, lock: Option<&str>, requested: &[String]) -> Result<Self> {
+        Self::parse_with(manifest, lock, requested, true)
+    }
+
+    fn parse_with(
+        manifest: &str,
+        lock: Option<&str>,
+        requested: &[String],
+        default_features: bool,
+    ) -> Result<Self> {
         let doc = Document::parse(manifest)
             .map_err(|e| anyhow::anyhow!("Cargo.toml is not valid TOML: {}", e.message().trim()))?;
         let root = doc.as_table();
         let deps = dependencies(root);
         let table = features_table(root)?;
-        let features = enabled_features(&table, &deps, requested)?;
+        let features = enabled_features(&table, &deps, requested, default_features)?;
         let mut schemars_features = BTreeSet::new();
         for dep in deps.iter().filter(|d| d.package == "schemars") {
             schemars_features.extend(dep.features.iter().cloned());
@@ -115,12 +141,8 @@ impl Crate {
             .map(|d| PathDep {
                 name: d.name.replace('-', "_"),
                 manifest: d.path.as_ref().map(PathBuf::from),
-                features: d
-                    .features
-                    .iter()
-                    .cloned()
-                    .chain(d.default_features.then(|| "default".to_string()))
-                    .collect(),
+                features: d.features.clone(),
+                default_features: d.default_features,
             })
             .collect();
         let renames = deps
@@ -294,7 +316,8 @@ fn workspace_dependencies(manifest: &Path, text: &str) -> BTreeMap<String, PathB
         .and_then(Item::as_table_like);
     for (name, spec) in deps.into_iter().flat_map(|t| t.iter()) {
         if let Some(path) = spec.get("path").and_then(Item::as_str) {
-            out.insert(name.replace('-', "_"), root.join(path).join("Cargo.toml"));
+            let manifest = super::modules::normalize(&root.join(path).join("Cargo.toml"));
+            out.insert(name.replace('-', "_"), manifest);
         }
     }
     out
@@ -329,6 +352,7 @@ fn enabled_features(
     table: &BTreeMap<String, Vec<String>>,
     deps: &[Dep],
     requested: &[String],
+    default_features: bool,
 ) -> Result<BTreeSet<String>> {
     let explicit_dep = |name: &str| {
         table
@@ -342,7 +366,7 @@ fn enabled_features(
         .map(|d| d.name.as_str())
         .collect();
     let mut todo: Vec<String> = Vec::new();
-    if table.contains_key("default") {
+    if default_features && table.contains_key("default") {
         todo.push("default".into());
     }
     for r in requested
@@ -498,24 +522,22 @@ mod tests {
             "[package]\nname = \"op\"\n[dependencies]\napi = { path = \"../api\", default-features = false, features = [\"tls\"] }\napi-types = { workspace = true }\ngone = { path = \"../gone\" }\noff = { path = \"../api\", optional = true }\n[build-dependencies]\nbuilder = { path = \"../api\" }\n",
         );
         let krate = Crate::read(&root.join("op/Cargo.toml"), &[]).unwrap();
-        let mut found: Vec<(String, PathBuf, Vec<String>)> = krate
+        let mut found: Vec<(String, PathBuf, Vec<String>, bool)> = krate
             .path_deps
             .into_iter()
-            .map(|d| (d.name, d.manifest.unwrap(), d.features))
+            .map(|d| (d.name, d.manifest.unwrap(), d.features, d.default_features))
             .collect();
         found.sort();
+        let api = root.join("api/Cargo.toml");
         assert_eq!(
             found,
             [
-                (
-                    "api".into(),
-                    root.join("op/../api/Cargo.toml"),
-                    vec!["tls".into()]
-                ),
+                ("api".into(), api, vec!["tls".into()], false),
                 (
                     "api_types".into(),
                     root.join("types/Cargo.toml"),
-                    vec!["default".into()]
+                    vec![],
+                    true
                 ),
             ],
             "missing, optional and build dependencies are left out"

@@ -262,7 +262,7 @@ fn is_crate_root(path: &Path) -> bool {
 }
 
 /// `a/./b/../c` → `a/c`, without touching the disk.
-fn normalize(path: &Path) -> PathBuf {
+pub fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {
