@@ -515,7 +515,10 @@ mod tests {
             "Cargo.toml",
             "[workspace]\nmembers = [\"op\", \"api\", \"types\"]\n[workspace.dependencies]\napi-types = { path = \"types\" }\n",
         );
-        write("api/Cargo.toml", "[package]\nname = \"api\"\n");
+        write(
+            "api/Cargo.toml",
+            "[package]\nname = \"api\"\n[features]\ntls = []\n",
+        );
         write("types/Cargo.toml", "[package]\nname = \"api-types\"\n");
         write(
             "op/Cargo.toml",
@@ -542,6 +545,14 @@ mod tests {
             ],
             "missing, optional and build dependencies are left out"
         );
+        // A dependency without a `default` feature reads as cargo builds it.
+        let types = Crate::read(&root.join("op/Cargo.toml"), &[])
+            .unwrap()
+            .path_deps;
+        for dep in &types {
+            let manifest = dep.manifest.as_ref().unwrap();
+            assert!(Crate::read_dependency(dep, manifest).is_ok(), "{dep:?}");
+        }
     }
 
     #[test]
