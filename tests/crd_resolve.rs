@@ -99,3 +99,20 @@ fn glob_cycles_resolve_quickly() {
         "`m7::Local` resolves through the globs: {err}"
     );
 }
+
+/// A crate depended on by `path` is read for its types only: its item macros could not
+/// define the crate's kinds, so they are no warning there.
+#[test]
+fn a_path_dependency_gives_types_and_no_warnings() {
+    let case =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/crds/workspace-deps");
+    let krate = rsbuilder::crd::Crate::read(&case.join("Cargo.toml"), &[]).unwrap();
+    let sources = rsbuilder::crd::collect_sources(&[case.join("src")]).unwrap();
+    let generated = rsbuilder::crd::generate_in(&krate, &sources).unwrap();
+    assert_eq!(
+        generated.output.keys().collect::<Vec<_>>(),
+        ["mesh.example.com_routes.yaml"],
+        "the dependency's own kind is not generated"
+    );
+    assert!(generated.warnings.is_empty(), "{:?}", generated.warnings);
+}

@@ -291,7 +291,10 @@ impl<'a> Index<'a> {
                         m.values.insert(name, v);
                     }
                 }
-                Item::Macro(mac) => self.warn_macro(file, mac, macros),
+                // A dependency's macros cannot define this crate's kinds.
+                Item::Macro(mac) if !super::deps::is_dependency(&path) => {
+                    self.warn_macro(file, mac, macros)
+                }
                 _ => {}
             }
         }

@@ -27,3 +27,13 @@ pub struct Policy {
 pub struct RegistrySpec {
     pub url: String,
 }
+
+// A macro that could define a custom resource: in the crate itself `generate crds` warns
+// that it is not expanded; in a dependency it cannot define the dependent's kinds.
+macro_rules! reexport {
+    () => {
+        pub use kube::CustomResource as Derive;
+    };
+}
+
+reexport!();
