@@ -253,9 +253,10 @@ fn find<'a, T>(
             continue;
         }
         // A crate depended on by `path`: `api::DEFAULT_PORT`.
-        let dependency = vec![super::deps::root(seg)];
-        if i == 0 && index.module(&dependency).is_some() {
-            current = dependency;
+        if i == 0
+            && let Some(root) = index.dependency(seg)
+        {
+            current = root;
             continue;
         }
         let m = index.module(&current)?;

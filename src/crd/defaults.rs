@@ -222,11 +222,9 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
             .module(&item.module)
             .and_then(|m| m.default_fns.get(&ident.to_string()).copied())
             .ok_or_else(|| refuse("it has no `Default` impl beside it, derived or written"))?;
-        let [Stmt::Expr(expr, None)] = body.stmts.as_slice() else {
-            return Err(refuse(
-                "its hand-written `Default` impl is not a single literal expression",
-            ));
-        };
+        let expr = single_expr(body).ok_or_else(|| {
+            refuse("its hand-written `Default` impl is not a single literal expression")
+        })?;
         let scope = FnScope {
             module: item.module.clone(),
             self_ty: Some(ident.to_string()),
@@ -243,30 +241,30 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
     /// body is one literal-like expression (`Self::default_port()`).
     fn call(&mut self, path: &syn::Path, shape: &Shape<'a>) -> Option<Value> {
         let scope = self.scope.clone()?;
-        let Expr::Path(p) = const_path(
-            &Expr::Path(syn::ExprPath {
-                attrs: Vec::new(),
-                qself: None,
-                path: path.clone(),
-            }),
-            scope.self_ty.as_deref(),
-        )?
-        else {
-            return None;
-        };
-        let (module, body) = super::consts::find_fn(self.builder.index, &scope.module, &p.path)?;
-        let [Stmt::Expr(expr, None)] = body.stmts.as_slice() else {
-            return None;
-        };
+        let path = with_self(path, scope.self_ty.as_deref());
+        let (expr, scope) = self.function(&scope.module, &path).ok()?;
         if self.nesting >= MAX_TYPE_NESTING {
             return None;
         }
-        let segs = &p.path.segments;
-        let self_ty = (segs.len() >= 2).then(|| segs[segs.len() - 2].ident.to_string());
         self.nesting += 1;
-        let value = self.eval_in(FnScope { module, self_ty }, expr, shape);
+        let value = self.eval_in(scope, expr, shape);
         self.nesting -= 1;
         value
+    }
+
+    /// The function `path` names from `module`: the one expression its body is, and where
+    /// that is written (inside `Type::f`, `Self` is `Type`).
+    fn function(
+        &self,
+        module: &[String],
+        path: &syn::Path,
+    ) -> Result<(&'a Expr, FnScope), &'static str> {
+        let (module, body) = super::consts::find_fn(self.builder.index, module, path)
+            .ok_or("the function is not found in the given sources")?;
+        let expr = single_expr(body).ok_or("its body is not a single literal expression")?;
+        let segs = &path.segments;
+        let self_ty = (segs.len() >= 2).then(|| segs[segs.len() - 2].ident.to_string());
+        Ok((expr, FnScope { module, self_ty }))
     }
 
     /// [`Self::eval`] inside the body of a function written in `scope`.
@@ -523,16 +521,8 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
                 why.to_string(),
             )
         };
-        let (module, body) = super::consts::find_fn(self.builder.index, &ctx.module, path)
-            .ok_or_else(|| refuse("the function is not found in the given sources"))?;
-        let [Stmt::Expr(expr, None)] = body.stmts.as_slice() else {
-            return Err(refuse("its body is not a single literal expression"));
-        };
-        // `Type::f`: inside, `Self` is `Type`.
-        let segs = &path.segments;
-        let self_ty = (segs.len() >= 2).then(|| segs[segs.len() - 2].ident.to_string());
+        let (expr, scope) = self.function(&ctx.module, path).map_err(refuse)?;
         self.why = None;
-        let scope = FnScope { module, self_ty };
         self.eval_in(scope, expr, shape).ok_or_else(|| {
             self.why
                 .take()
@@ -771,15 +761,29 @@ fn const_path(expr: &Expr, self_ty: Option<&str>) -> Option<Expr> {
             const_path(&args[0], self_ty)
         }
         Expr::Paren(p) => const_path(&p.expr, self_ty),
-        Expr::Path(p) if p.qself.is_none() => {
-            let mut p = p.clone();
-            if let (Some(first), Some(ty)) = (p.path.segments.first_mut(), self_ty)
-                && first.ident == "Self"
-            {
-                first.ident = syn::Ident::new(ty, first.ident.span());
-            }
-            Some(Expr::Path(p))
-        }
+        Expr::Path(p) if p.qself.is_none() => Some(Expr::Path(syn::ExprPath {
+            path: with_self(&p.path, self_ty),
+            ..p.clone()
+        })),
+        _ => None,
+    }
+}
+
+/// `path` with a leading `Self` replaced by the type it names there.
+fn with_self(path: &syn::Path, self_ty: Option<&str>) -> syn::Path {
+    let mut path = path.clone();
+    if let (Some(first), Some(ty)) = (path.segments.first_mut(), self_ty)
+        && first.ident == "Self"
+    {
+        first.ident = syn::Ident::new(ty, first.ident.span());
+    }
+    path
+}
+
+/// The one expression a function body is, if it is one.
+fn single_expr(body: &syn::Block) -> Option<&Expr> {
+    match body.stmts.as_slice() {
+        [Stmt::Expr(expr, None)] => Some(expr),
         _ => None,
     }
 }

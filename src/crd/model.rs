@@ -155,6 +155,13 @@ impl<'a> Index<'a> {
             .find_map(|n| self.undecided_modules.get(&module[..n]))
     }
 
+    /// The root module of the crate depended on by `path` that code calls `name`, when
+    /// its sources are in the index.
+    pub fn dependency(&self, name: &str) -> Option<Vec<String>> {
+        let root = vec![super::deps::root(name)];
+        self.modules.contains_key(&root).then_some(root)
+    }
+
     pub fn path_of(&self, file: usize) -> &'a Path {
         &self.files[file].path
     }

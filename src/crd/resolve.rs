@@ -536,9 +536,8 @@ impl<'i, 'a> Resolver<'i, 'a> {
             return self.undecided(m.file, u);
         }
         // A crate the crate depends on by `path`: its sources are in the index.
-        let dependency = vec![deps::root(first)];
-        if self.index.module(&dependency).is_some() {
-            return self.walk(dependency, &segs[1..], depth);
+        if let Some(root) = self.index.dependency(first) {
+            return self.walk(root, &segs[1..], depth);
         }
         Target::External(segs.join("::"))
     }
@@ -546,15 +545,10 @@ impl<'i, 'a> Resolver<'i, 'a> {
     /// The module of the sources a `use` path names (`super`, `self::a`, `crate::b::c`,
     /// a child module), if it names one.
     fn module_of(&self, module: &[String], path: &[String]) -> Option<Vec<String>> {
-        let dependency = path.first().map(|first| vec![deps::root(first)]);
+        let dependency = path.first().and_then(|first| self.index.dependency(first));
         let (mut current, rest) = match path.first().map(String::as_str) {
             Some("crate") => (deps::crate_root(module), &path[1..]),
-            _ if dependency
-                .as_ref()
-                .is_some_and(|d| self.index.module(d).is_some()) =>
-            {
-                (dependency.unwrap_or_default(), &path[1..])
-            }
+            _ if let Some(root) = dependency => (root, &path[1..]),
             Some("self") => (module.to_vec(), &path[1..]),
             Some("super") => {
                 let mut base = module.to_vec();

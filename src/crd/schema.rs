@@ -258,32 +258,29 @@ impl<'i, 'a> Builder<'i, 'a> {
         }
     }
 
-    /// schemars' `_schemars_private_is_option`: `Option`, the wrappers that forward to it,
-    /// and fully transparent newtypes of those.
+    /// schemars' `_schemars_private_is_option`.
     pub fn is_option(&mut self, shape: &Shape<'a>) -> Option<bool> {
-        match shape {
-            Shape::Wrap(Wrapper::Option, _) => Some(true),
-            Shape::Wrap(w, inner) if w.forwards() => self.is_option(inner),
-            Shape::User(item) => match self.transparent_target(item)? {
-                Some(target) => self.is_option(&target),
-                None => Some(false),
-            },
-            _ => Some(false),
-        }
+        Some(self.option_of(shape)?.is_some())
     }
 
     /// What schemars' `_schemars_private_non_optional_json_schema` gives for a type it
-    /// treats as an `Option` (`_schemars_private_is_option`): `Option` itself, the wrappers
-    /// that forward to it, and fully transparent newtypes of those. `Some(None)` for every
-    /// other type.
+    /// treats as an `Option`; `Some(None)` for every other type.
     pub fn option_inner(&mut self, shape: &Shape<'a>) -> Option<Option<Schema>> {
+        match self.option_of(shape)? {
+            Some(inner) => Some(Some(self.shape_schema(&inner, Op::NonOptional)?)),
+            None => Some(None),
+        }
+    }
+
+    /// The `T` of a type schemars treats as `Option<T>` (`_schemars_private_is_option`):
+    /// `Option` itself, the wrappers that forward to it, and fully transparent newtypes of
+    /// those. `Some(None)` for every other type.
+    fn option_of(&mut self, shape: &Shape<'a>) -> Option<Option<Shape<'a>>> {
         match shape {
-            Shape::Wrap(Wrapper::Option, inner) => {
-                Some(Some(self.shape_schema(inner, Op::NonOptional)?))
-            }
-            Shape::Wrap(w, inner) if w.forwards() => self.option_inner(inner),
+            Shape::Wrap(Wrapper::Option, inner) => Some(Some((**inner).clone())),
+            Shape::Wrap(w, inner) if w.forwards() => self.option_of(inner),
             Shape::User(item) => match self.transparent_target(item)? {
-                Some(target) => self.option_inner(&target),
+                Some(target) => self.option_of(&target),
                 None => Some(None),
             },
             _ => Some(None),
@@ -476,23 +473,7 @@ impl<'i, 'a> Builder<'i, 'a> {
                 let fields: Vec<&syn::Field> = named.named.iter().collect();
                 let container_default = match &serde.default {
                     DefaultAttr::None => None,
-                    DefaultAttr::Default(span) => Some(self.container_default(ctx, item, *span)?),
-                    DefaultAttr::Path(path, span) => {
-                        let shape = Shape::User(item.clone());
-                        let value = Defaults::new(self).fn_value(ctx, path, &shape, *span)?;
-                        let Value::Object(map) = value else {
-                            self.refuse(
-                                ctx,
-                                Unsupported::new(
-                                    *span,
-                                    "`#[serde(default = \"...\")]` on a struct",
-                                    "its value does not serialize as an object",
-                                ),
-                            );
-                            return None;
-                        };
-                        Some(ContainerDefault::Value(map))
-                    }
+                    attr => Some(self.container_default(ctx, item, attr)?),
                 };
                 let mut schema = self.struct_schema(
                     ctx,
@@ -526,22 +507,36 @@ impl<'i, 'a> Builder<'i, 'a> {
         }
     }
 
-    /// The value `Self::default()` has for a container with `#[serde(default)]`.
+    /// Where the fields of a struct with a container `#[serde(default)]` (derived or
+    /// hand-written `Default`) or `#[serde(default = "f")]` take their defaults from.
     fn container_default(
         &mut self,
         ctx: &Ctx,
         item: &ItemRef<'a>,
-        span: Span,
+        attr: &DefaultAttr,
     ) -> Option<ContainerDefault> {
-        if derives(item.item.attrs(), "Default") {
-            return Some(ContainerDefault::Derived);
-        }
-        match Defaults::new(self).written_value(ctx, item, span)? {
+        let ident = item.item.ident();
+        let (value, span, what, why) = match attr {
+            DefaultAttr::None => return None,
+            DefaultAttr::Default(_) if derives(item.item.attrs(), "Default") => {
+                return Some(ContainerDefault::Derived);
+            }
+            DefaultAttr::Default(span) => (
+                Defaults::new(self).written_value(ctx, item, *span)?,
+                *span,
+                format!("`#[serde(default)]` on `{ident}`"),
+                "its `Default` value does not serialize as an object",
+            ),
+            DefaultAttr::Path(path, span) => (
+                Defaults::new(self).fn_value(ctx, path, &Shape::User(item.clone()), *span)?,
+                *span,
+                "`#[serde(default = \"...\")]` on a struct".to_string(),
+                "its value does not serialize as an object",
+            ),
+        };
+        match value {
             Value::Object(map) => Some(ContainerDefault::Value(map)),
             _ => {
-                let ident = item.item.ident();
-                let why = "its `Default` value does not serialize as an object";
-                let what = format!("`#[serde(default)]` on `{ident}`");
                 self.refuse(ctx, Unsupported::new(span, what, why));
                 None
             }
@@ -620,11 +615,10 @@ impl<'i, 'a> Builder<'i, 'a> {
             return Some(());
         }
         let name = field_name(field.ident.as_ref(), &sf, rename_all);
-        let ty = self.field_type(ctx, field, &sa, &sf)?;
+        // The schema may come from another type (`with`), the default never does.
+        let (ty, overridden) = self.field_type(ctx, field, &sa, &sf)?;
         let required = sa.validation.required;
         let has_default = container_default.is_some() || !sf.default.is_none();
-        // The schema may come from another type (`with`), the default never does.
-        let overridden = sa.with.is_some() || (sf.with.is_some() && sa.schema_with.is_none());
         let literal = self.schema_with(ctx, &sa)?;
         // With `schema_with` the field's own type only gives its default value.
         let shape = if literal.is_none() || (has_default && !sf.skip_serializing) {
@@ -677,22 +671,22 @@ impl<'i, 'a> Builder<'i, 'a> {
         Some(())
     }
 
-    /// The type whose schema a field takes (schemars' `type_for_field_schema`):
-    /// `#[schemars(with)]`, else serde's `with` read as a type, else the field's own type.
-    /// A `schema_with` function wins over serde's `with` (the field type then only gives
-    /// the default).
+    /// The type whose schema a field takes (schemars' `type_for_field_schema`), and whether
+    /// it is another type than the field's: `#[schemars(with)]`, else serde's `with` read
+    /// as a type, else the field's own type. A `schema_with` function wins over serde's
+    /// `with` (the field type then only gives the default).
     fn field_type(
         &mut self,
         ctx: &Ctx,
         field: &syn::Field,
         sa: &SchemarsAttrs,
         sf: &SerdeField,
-    ) -> Option<syn::Type> {
+    ) -> Option<(syn::Type, bool)> {
         if let Some(with) = &sa.with {
-            return Some(with.clone());
+            return Some((with.clone(), true));
         }
         let Some((with, span)) = sf.with.as_ref().filter(|_| sa.schema_with.is_none()) else {
-            return Some(field.ty.clone());
+            return Some((field.ty.clone(), false));
         };
         let bindings = self.scopes.last().cloned().unwrap_or_default();
         if let Err(u) = Resolver::with_bindings(self.index, bindings).resolve(&ctx.module, with) {
@@ -707,7 +701,7 @@ impl<'i, 'a> Builder<'i, 'a> {
             self.refuse(ctx, Unsupported::new(*span, what, why));
             return None;
         }
-        Some(with.clone())
+        Some((with.clone(), true))
     }
 
     /// `expr_for_field` for a newtype struct or variant's single field.
@@ -722,7 +716,7 @@ impl<'i, 'a> Builder<'i, 'a> {
         if refused {
             return None;
         }
-        let ty = self.field_type(ctx, field, &sa, &sf)?;
+        let (ty, _) = self.field_type(ctx, field, &sa, &sf)?;
         let op = if sa.validation.required {
             Op::NonOptional
         } else {
