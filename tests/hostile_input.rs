@@ -386,6 +386,30 @@ fn a_deep_chain_of_optional_structs_is_built_once_per_level() {
 }
 
 #[test]
+fn a_deep_chain_of_lists_of_optional_structs_is_built_once_per_level() {
+    // `Vec<Option<Struct>>` asks nothing of the `Option` but its schema: building the
+    // schema without the `Option` too would double the work at every level.
+    rsbuilder::syntax::with_big_stack(|| {
+        let mut source = chain(60, "", "pub a: Vec<Option<A0>>");
+        for i in 1..=60 {
+            source.text = source.text.replace(
+                &format!("pub a: A{i} }}"),
+                &format!("pub a: Vec<Option<A{i}>> }}"),
+            );
+        }
+        let started = std::time::Instant::now();
+        let out = generate(std::slice::from_ref(&source));
+        assert!(
+            out.is_ok(),
+            "{}",
+            out.err().map(|d| d.to_string()).unwrap_or_default()
+        );
+        assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+    })
+    .unwrap();
+}
+
+#[test]
 fn walks_over_the_types_of_the_sources_stop_at_a_depth() {
     // On the stack every command runs on (a test thread's 2 MiB is not enough for 64
     // nested types in a debug build).
