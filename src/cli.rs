@@ -65,6 +65,9 @@ pub enum Command {
     /// Experimental commands
     #[command(subcommand)]
     Alpha(commands::alpha::AlphaCommand),
+    /// kube-apiserver and etcd for envtest tests, as setup-envtest provides them
+    #[command(subcommand)]
+    Envtest(commands::envtest::EnvtestCommand),
     /// Print shell completions
     #[command(
         after_help = "Example:\n  rsbuilder completion bash > /etc/bash_completion.d/rsbuilder"
@@ -170,6 +173,7 @@ pub fn execute(command: Command, global: &Global) -> anyhow::Result<()> {
         Command::Generate(command) => commands::generate::run(global, command),
         Command::Lint(args) => commands::lint::run(global, args),
         Command::Alpha(command) => commands::alpha::run(global, command),
+        Command::Envtest(command) => commands::envtest::run(command),
         Command::Completion { shell } => {
             clap_complete::generate(
                 shell,

@@ -3,6 +3,7 @@
 pub mod cli;
 pub mod commands;
 pub mod crd;
+pub mod envtest;
 pub mod errors;
 pub mod external;
 pub mod lint;

@@ -4,6 +4,7 @@
 pub mod alpha;
 pub mod create;
 pub mod edit;
+pub mod envtest;
 pub mod generate;
 pub mod init;
 pub mod lint;
@@ -76,7 +77,8 @@ fn access(command: &Command, global: &Global) -> Option<(PathBuf, Access)> {
         // It only reads; `--explain` reads nothing.
         Command::Lint(args) if args.explain.is_some() => return None,
         Command::Lint(_) => Access::Read,
-        Command::Completion { .. } | Command::Version => return None,
+        // It works in its own store, never in the project.
+        Command::Envtest(_) | Command::Completion { .. } | Command::Version => return None,
     };
     Some((global.dir.clone(), access))
 }
