@@ -158,6 +158,9 @@ const BACKOFF: &str = "src/controllers/backoff.rs";
 const CHILDREN: &str = "src/controllers/children.rs";
 const TEST_SUPPORT: &str = "tests/support/mod.rs";
 const CHILDREN_TEST: &str = "tests/children.rs";
+/// The envtest test binary (a real API server) that `init` scaffolds, and its CRD checks.
+const ENVTEST_MAIN: &str = "tests/envtest/main.rs";
+const ENVTEST_CRDS: &str = "tests/envtest/crds.rs";
 const CRD_KUSTOMIZATION: &str = "config/crd/kustomization.yaml";
 const DEFAULT_KUSTOMIZATION: &str = "config/default/kustomization.yaml";
 const RBAC_KUSTOMIZATION: &str = "config/rbac/kustomization.yaml";
@@ -433,6 +436,13 @@ fn plan_resource(
     let mut plan = Plan::new();
     plan.scaffold(&types_path, types);
     plan_modules(tree, renderer, &mut plan, &ctx, &others)?;
+    if envtest_scaffolded(tree)? && tree.read(Path::new(ENVTEST_CRDS))?.is_none() {
+        plan.scaffold(
+            ENVTEST_CRDS,
+            renderer.render("api/tests/envtest/crds.rs.hbs", &ctx)?,
+        );
+        plan.insert(ENVTEST_MAIN, "envtest-modules", "mod crds;".to_string());
+    }
 
     // The controller: one per kind, scaffolded again by --force only from the version that
     // has it.
@@ -747,6 +757,16 @@ pub(super) fn plan_controller(
         format!("tests/{}_controller.rs", ctx.kind_snake),
         renderer.render(test, ctx)?,
     );
+    // Its scenarios on a real API server; the `_controller` suffix keeps the module apart
+    // from the envtest binary's own (`crds`, `leader`, `control_plane`).
+    if !builtin && envtest_scaffolded(tree)? {
+        let module = format!("{}_controller", ctx.kind_snake);
+        plan.scaffold(
+            format!("tests/envtest/{module}.rs"),
+            renderer.render("api/tests/envtest/kind.rs.hbs", ctx)?,
+        );
+        plan.insert(ENVTEST_MAIN, "envtest-modules", format!("mod {module};"));
+    }
     plan.insert(
         CONTROLLERS_MOD,
         "controller-modules",
@@ -758,6 +778,12 @@ pub(super) fn plan_controller(
         format!("{}::CONTROLLER,", ctx.kind_snake),
     );
     Ok(())
+}
+
+/// Whether the project has the envtest test binary: projects scaffolded before rsbuilder
+/// wrote one get no envtest tests added.
+fn envtest_scaffolded(tree: &dyn Tree) -> Result<bool> {
+    Ok(tree.read(Path::new(ENVTEST_MAIN))?.is_some())
 }
 
 /// `config/rbac/role.yaml` from the RBAC markers of the sources as `changes` (the resolved

@@ -101,6 +101,9 @@ const LOSSLESS: &str = "src/webhooks/lossless.rs";
 const BENCH: &str = "benches/conversion.rs";
 const DEFAULT_KUSTOMIZATION: &str = "config/default/kustomization.yaml";
 const CRD_KUSTOMIZATION: &str = "config/crd/kustomization.yaml";
+/// The envtest test binary `init` scaffolds (absent in older projects: nothing is added).
+const ENVTEST_MAIN: &str = "tests/envtest/main.rs";
+const ENVTEST_WEBHOOKS: &str = "tests/envtest/webhooks.rs";
 const NETWORK_POLICY_KUSTOMIZATION: &str = "config/network-policy/kustomization.yaml";
 
 pub fn run(global: &Global, args: WebhookArgs) -> Result<()> {
@@ -476,6 +479,16 @@ fn plan_server(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx)
     ] {
         scaffold_missing(tree, renderer, plan, ctx, file)?;
     }
+    // The envtest control plane serves the webhooks and installs their configurations.
+    if tree.read(Path::new(ENVTEST_MAIN))?.is_some() {
+        scaffold_missing(tree, renderer, plan, ctx, ENVTEST_WEBHOOKS)?;
+        plan.insert(ENVTEST_MAIN, "envtest-modules", "mod webhooks;");
+        plan.insert(
+            ENVTEST_MAIN,
+            "envtest-environment",
+            "webhooks: Some(webhooks::serve),",
+        );
+    }
     plan.insert(LIB, "modules", "pub mod webhooks;");
     plan.insert(
         MAIN,
@@ -829,7 +842,30 @@ fn plan_conversion(
             renderer.render("webhook/fragments/bench_case.rs.hbs", &c)?,
         );
     }
+    // The kind's versions on the envtest control plane, through the conversion webhook.
+    let envtest = tree.read(Path::new(ENVTEST_MAIN))?.is_some();
+    let envtest_test = format!("tests/envtest/{}_conversion.rs", ctx.kind_snake);
+    if envtest {
+        if force || tree.read(Path::new(&envtest_test))?.is_none() {
+            plan.scaffold(
+                &envtest_test,
+                renderer.render("webhook/tests/envtest/conversion.rs.hbs", ctx)?,
+            );
+        }
+        plan.insert(
+            ENVTEST_MAIN,
+            "envtest-modules",
+            format!("mod {}_conversion;", ctx.kind_snake),
+        );
+    }
     for spoke in registered {
+        if envtest {
+            plan.insert(
+                &envtest_test,
+                &format!("{}-spokes", ctx.kind_snake),
+                format!("\"{}/{spoke}\",", ctx.api_group),
+            );
+        }
         let spoke_mod = format!("group::{spoke}::{}_conversion", ctx.kind_snake);
         plan.insert(
             &hub_file,

@@ -1,0 +1,179 @@
+// Copyright Example Inc.
+// SPDX-License-Identifier: Apache-2.0
+
+//! The Frigate controller against a real API server, running as a user that holds only
+//! what `config/rbac` grants the manager.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use kube::ResourceExt;
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::runtime::controller::Action;
+use serde_json::{Value, json};
+
+use project_certs::api::ship::frigate::Frigate;
+use project_certs::controllers::{Context, frigate as controller};
+use project_certs::metrics::Metrics;
+use project_certs::shutdown::{Shutdown, Trigger};
+
+use crate::control_plane::{control_plane, eventually, manager_user};
+
+/// The controller of one test, as a user bound to the manager's role (after `edit`) and
+/// nothing else; stopped when dropped.
+struct Manager {
+    ctx: Arc<Context>,
+    metrics: Arc<Metrics>,
+    stop: Trigger,
+}
+
+impl Manager {
+    async fn start(namespace: &str, edit: impl FnOnce(&mut Value)) -> Self {
+        let user = manager_user(namespace);
+        control_plane()
+            .grant_manager_role(&user, namespace, edit)
+            .await;
+        let client = control_plane().client(&user, &[]).await;
+        let metrics = Arc::new(Metrics::default());
+        let ctx = Context::new(client, metrics.clone(), Some(namespace.into()));
+        let (stop, shutdown) = Shutdown::channel();
+        tokio::spawn(controller::run(ctx.clone(), shutdown));
+        Self {
+            ctx: Arc::new(ctx),
+            metrics,
+            stop,
+        }
+    }
+
+    /// How many reconciliations this manager started, and how many failed.
+    fn count(&self, metric: &str) -> u64 {
+        let text = self.metrics.encode().expect("metrics");
+        let prefix = format!("{metric}{{controller=\"{}\"}} ", controller::NAME);
+        text.lines()
+            .find_map(|line| line.strip_prefix(&prefix))
+            .map_or(0, |n| n.trim().parse().expect("a count"))
+    }
+}
+
+impl Drop for Manager {
+    fn drop(&mut self) {
+        self.stop.fire();
+    }
+}
+
+async fn admin_api(namespace: &str) -> Api<Frigate> {
+    Api::namespaced(control_plane().admin().await, namespace)
+}
+
+/// The name of a test's object.
+fn name(_namespace: &str, name: &str) -> String {
+    name.to_string()
+}
+
+async fn create(api: &Api<Frigate>, name: &str) {
+    let object = Frigate::new(name, Default::default());
+    api.create(&PostParams::default(), &object)
+        .await
+        .expect("the API server accepts a Frigate with a default spec");
+}
+
+/// Whether `object` is `Ready=True` for its current generation.
+fn ready(object: &Frigate) -> bool {
+    let Some(status) = &object.status else {
+        return false;
+    };
+    let generation = object.metadata.generation;
+    status.observed_generation == generation
+        && status.conditions.iter().any(|c| {
+            c.type_ == "Ready" && c.status == "True" && c.observed_generation == generation
+        })
+}
+
+async fn wait_ready(api: &Api<Frigate>, name: &str) -> Frigate {
+    eventually(&format!("Frigate {name} Ready"), || async {
+        api.get(name).await.ok().filter(ready)
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_new_frigate_becomes_ready_and_follows_spec_changes() {
+    let namespace = control_plane().namespace("frigate-ready").await;
+    let manager = Manager::start(&namespace, |_| {}).await;
+    let api = admin_api(&namespace).await;
+    let name = name(&namespace, "ready");
+    create(&api, &name).await;
+    let object = wait_ready(&api, &name).await;
+
+    // The controller's own status write must not wake it again: the count stays put, and
+    // nothing writes the object any more.
+    let settled = manager.count("controller_reconcile_total");
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        manager.count("controller_reconcile_total"),
+        settled,
+        "the controller reconciled again after its own status write"
+    );
+    let unchanged = api.get(&name).await.expect("the Frigate");
+    assert_eq!(unchanged.resource_version(), object.resource_version());
+
+    // TODO(user): change a field that your spec has.
+    let change = json!({"spec": {"foo": "changed"}});
+    let changed = api
+        .patch(&name, &PatchParams::default(), &Patch::Merge(&change))
+        .await
+        .expect("a spec change");
+    assert_eq!(
+        changed.metadata.generation,
+        Some(2),
+        "a spec change makes a new generation"
+    );
+    let object = wait_ready(&api, &name).await;
+
+    // A reconciliation of an object that is up to date writes nothing.
+    let action = controller::reconcile(Arc::new(object.clone()), manager.ctx.clone())
+        .await
+        .expect("a reconciliation of a Ready Frigate");
+    assert_eq!(action, Action::requeue(controller::RESYNC));
+    let after = api.get(&name).await.expect("the Frigate");
+    assert_eq!(
+        after.resource_version(),
+        object.resource_version(),
+        "a reconciliation of an unchanged Frigate wrote to it"
+    );
+}
+
+/// The generated role is what the controller needs: without the rule for the status
+/// subresource, the API server refuses the status write (403 Forbidden), and the failure
+/// is counted and returned, never silent.
+#[tokio::test]
+async fn without_its_status_rule_the_controller_fails_visibly() {
+    let namespace = control_plane().namespace("frigate-rbac").await;
+    let manager = Manager::start(&namespace, |role| {
+        let rules = role["rules"].as_array_mut().expect("rules");
+        let mut removed = false;
+        for rule in rules.iter_mut() {
+            if let Some(resources) = rule["resources"].as_array_mut() {
+                let before = resources.len();
+                resources.retain(|resource| resource != "frigates/status");
+                removed |= resources.len() < before;
+            }
+        }
+        rules.retain(|rule| rule["resources"].as_array().is_none_or(|r| !r.is_empty()));
+        assert!(removed, "the role has a rule for frigates/status");
+    })
+    .await;
+    let api = admin_api(&namespace).await;
+    let name = name(&namespace, "denied");
+    create(&api, &name).await;
+    eventually("a failed reconciliation", || async {
+        (manager.count("controller_reconcile_errors_total") > 0).then_some(())
+    })
+    .await;
+    let object = api.get(&name).await.expect("the Frigate");
+    assert!(!ready(&object));
+    let error = controller::reconcile(Arc::new(object), manager.ctx.clone())
+        .await
+        .expect_err("the status write is forbidden");
+    assert!(error.to_string().contains("forbidden"), "{error}");
+}

@@ -1,0 +1,153 @@
+// Copyright Example Inc.
+// SPDX-License-Identifier: Apache-2.0
+
+//! Frigate's versions through the real API server and the project's conversion webhook
+//! (hub: v2). The contract: "the API server converts between versions, so a client
+//! can read and write an object at any served version"
+//! (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definition-versioning/);
+//! a round trip through the hub must lose nothing.
+
+use kube::api::{Api, DynamicObject, ListParams, PostParams};
+use serde_json::{Value, json};
+
+use crate::control_plane::{control_plane, dynamic_api, manifests_in};
+
+/// The hub, the storage version every other version converts through.
+const HUB: &str = "ship.example.com/v2";
+/// The versions that convert through the hub.
+const SPOKES: &[&str] = &[
+    "ship.example.com/v1",
+    // +rsbuilder:scaffold:frigate-spokes
+];
+
+/// The API of Frigate at `api_version`, in `namespace`.
+async fn api(api_version: &str, namespace: &str) -> Api<DynamicObject> {
+    let client = control_plane().admin().await;
+    let kind = json!({"apiVersion": api_version, "kind": "Frigate"});
+    dynamic_api(&client, Some(namespace), &kind)
+}
+
+/// The sample of `api_version` in `config/samples`, named `name` and labelled with the
+/// test's namespace.
+fn sample(api_version: &str, namespace: &str, name: &str) -> DynamicObject {
+    let mut sample = manifests_in("config/samples")
+        .into_iter()
+        .find(|s| s["apiVersion"] == api_version && s["kind"] == "Frigate")
+        .unwrap_or_else(|| panic!("config/samples has no Frigate {api_version}"));
+    sample["metadata"] = json!({"name": name, "labels": {"test": namespace}});
+    serde_json::from_value(sample).expect("a sample")
+}
+
+fn spec(object: &DynamicObject) -> Value {
+    object.data["spec"].clone()
+}
+
+fn api_version(object: &DynamicObject) -> Option<&str> {
+    object.types.as_ref().map(|t| t.api_version.as_str())
+}
+
+#[tokio::test]
+async fn every_version_reads_what_every_other_wrote_and_a_round_trip_keeps_it() {
+    let namespace = control_plane().namespace("frigates-versions").await;
+    let versions: Vec<&str> = SPOKES.iter().copied().chain([HUB]).collect();
+    for (n, written) in versions.iter().enumerate() {
+        let name = format!("{namespace}-{n}");
+        let created = api(written, &namespace)
+            .await
+            .create(&PostParams::default(), &sample(written, &namespace, &name))
+            .await
+            .unwrap_or_else(|e| panic!("create at {written}: {e}"));
+        for read in &versions {
+            let object = api(read, &namespace)
+                .await
+                .get(&name)
+                .await
+                .unwrap_or_else(|e| panic!("written at {written}, read at {read}: {e}"));
+            assert_eq!(api_version(&object), Some(*read));
+        }
+        let back = api(written, &namespace)
+            .await
+            .get(&name)
+            .await
+            .expect("read back");
+        assert_eq!(
+            spec(&back),
+            spec(&created),
+            "{written} -> {HUB} -> {written} changed the spec"
+        );
+    }
+}
+
+/// A client that knows only an older version replaces the whole object (a PUT of what it
+/// read): what its version cannot hold must survive, kept by the conversion.
+#[tokio::test]
+async fn a_replace_through_a_version_that_holds_less_keeps_what_it_cannot_hold() {
+    let namespace = control_plane().namespace("frigates-replace").await;
+    for (n, spoke) in SPOKES.iter().enumerate() {
+        let name = format!("{namespace}-{n}");
+        let hub = api(HUB, &namespace).await;
+        let created = hub
+            .create(&PostParams::default(), &sample(HUB, &namespace, &name))
+            .await
+            .expect("a create at the hub");
+        let spoke_api = api(spoke, &namespace).await;
+        let mut old = spoke_api.get(&name).await.expect("a read at the spoke");
+        old.metadata
+            .labels
+            .get_or_insert_default()
+            .insert("edited".into(), n.to_string());
+        spoke_api
+            .replace(&name, &PostParams::default(), &old)
+            .await
+            .unwrap_or_else(|e| panic!("a replace at {spoke}: {e}"));
+        let after = hub.get(&name).await.expect("a read at the hub");
+        assert_eq!(
+            spec(&after),
+            spec(&created),
+            "a replace through {spoke} lost or changed hub fields"
+        );
+        let labels = after.metadata.labels.unwrap_or_default();
+        assert_eq!(
+            labels.get("edited"),
+            Some(&n.to_string()),
+            "the edit through {spoke} did not arrive"
+        );
+    }
+}
+
+/// The API server converts every object of a LIST in one ConversionReview.
+#[tokio::test]
+async fn a_list_of_a_thousand_at_another_version_converts() {
+    const COUNT: usize = 1000;
+    let namespace = control_plane().namespace("frigates-list").await;
+    let Some(spoke) = SPOKES.first() else {
+        return;
+    };
+    let mut creates = tokio::task::JoinSet::new();
+    for n in 0..COUNT {
+        let namespace = namespace.clone();
+        creates.spawn(async move {
+            let name = format!("{namespace}-{n}");
+            let object = sample(HUB, &namespace, &name);
+            let api = api(HUB, &namespace).await;
+            api.create(&PostParams::default(), &object).await.map(drop)
+        });
+        // A few at a time, as a client would.
+        if creates.len() >= 16 {
+            let created = creates.join_next().await.expect("a task");
+            created.expect("no panic").expect("a create");
+        }
+    }
+    while let Some(created) = creates.join_next().await {
+        created.expect("no panic").expect("a create");
+    }
+    let selector = format!("test={namespace}");
+    let listed = api(spoke, &namespace)
+        .await
+        .list(&ListParams::default().labels(&selector))
+        .await
+        .expect("a LIST at the spoke");
+    assert_eq!(listed.items.len(), COUNT);
+    let converted = listed.items.iter().all(|o| api_version(o) == Some(*spoke));
+    assert!(converted, "the LIST at {spoke} returned other versions");
+}

@@ -1,0 +1,187 @@
+// Copyright Example Inc.
+// SPDX-License-Identifier: Apache-2.0
+
+//! The Tenant controller against a real API server, running as a user that holds only
+//! what `config/rbac` grants the manager.
+//!
+//! Tenant is cluster-scoped, so every controller started here sees the Tenants of
+//! every test: these tests run one at a time (`SERIAL`), and name their objects after
+//! their namespace.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use kube::ResourceExt;
+use kube::api::{Api, Patch, PatchParams, PostParams};
+use kube::runtime::controller::Action;
+use serde_json::{Value, json};
+
+use project_v1::api::infra::tenant::Tenant;
+use project_v1::controllers::{Context, tenant as controller};
+use project_v1::metrics::Metrics;
+use project_v1::shutdown::{Shutdown, Trigger};
+
+use crate::control_plane::{control_plane, eventually, manager_user};
+
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// The controller of one test, as a user bound to the manager's role (after `edit`) and
+/// nothing else; stopped when dropped.
+struct Manager {
+    ctx: Arc<Context>,
+    metrics: Arc<Metrics>,
+    stop: Trigger,
+}
+
+impl Manager {
+    async fn start(namespace: &str, edit: impl FnOnce(&mut Value)) -> Self {
+        let user = manager_user(namespace);
+        control_plane()
+            .grant_manager_role(&user, namespace, edit)
+            .await;
+        let client = control_plane().client(&user, &[]).await;
+        let metrics = Arc::new(Metrics::default());
+        let ctx = Context::new(client, metrics.clone(), Some(namespace.into()));
+        let (stop, shutdown) = Shutdown::channel();
+        tokio::spawn(controller::run(ctx.clone(), shutdown));
+        Self {
+            ctx: Arc::new(ctx),
+            metrics,
+            stop,
+        }
+    }
+
+    /// How many reconciliations this manager started, and how many failed.
+    fn count(&self, metric: &str) -> u64 {
+        let text = self.metrics.encode().expect("metrics");
+        let prefix = format!("{metric}{{controller=\"{}\"}} ", controller::NAME);
+        text.lines()
+            .find_map(|line| line.strip_prefix(&prefix))
+            .map_or(0, |n| n.trim().parse().expect("a count"))
+    }
+}
+
+impl Drop for Manager {
+    fn drop(&mut self) {
+        self.stop.fire();
+    }
+}
+
+async fn admin_api(_namespace: &str) -> Api<Tenant> {
+    Api::all(control_plane().admin().await)
+}
+
+/// The name of a test's object: Tenants of all tests share one name space.
+fn name(namespace: &str, name: &str) -> String {
+    format!("{namespace}-{name}")
+}
+
+async fn create(api: &Api<Tenant>, name: &str) {
+    let object = Tenant::new(name, Default::default());
+    api.create(&PostParams::default(), &object)
+        .await
+        .expect("the API server accepts a Tenant with a default spec");
+}
+
+/// Whether `object` is `Ready=True` for its current generation.
+fn ready(object: &Tenant) -> bool {
+    let Some(status) = &object.status else {
+        return false;
+    };
+    let generation = object.metadata.generation;
+    status.observed_generation == generation
+        && status.conditions.iter().any(|c| {
+            c.type_ == "Ready" && c.status == "True" && c.observed_generation == generation
+        })
+}
+
+async fn wait_ready(api: &Api<Tenant>, name: &str) -> Tenant {
+    eventually(&format!("Tenant {name} Ready"), || async {
+        api.get(name).await.ok().filter(ready)
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_new_tenant_becomes_ready_and_follows_spec_changes() {
+    let _serial = SERIAL.lock().await;
+    let namespace = control_plane().namespace("tenant-ready").await;
+    let manager = Manager::start(&namespace, |_| {}).await;
+    let api = admin_api(&namespace).await;
+    let name = name(&namespace, "ready");
+    create(&api, &name).await;
+    let object = wait_ready(&api, &name).await;
+
+    // The controller's own status write must not wake it again: the count stays put, and
+    // nothing writes the object any more.
+    let settled = manager.count("controller_reconcile_total");
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(
+        manager.count("controller_reconcile_total"),
+        settled,
+        "the controller reconciled again after its own status write"
+    );
+    let unchanged = api.get(&name).await.expect("the Tenant");
+    assert_eq!(unchanged.resource_version(), object.resource_version());
+
+    // TODO(user): change a field that your spec has.
+    let change = json!({"spec": {"foo": "changed"}});
+    let changed = api
+        .patch(&name, &PatchParams::default(), &Patch::Merge(&change))
+        .await
+        .expect("a spec change");
+    assert_eq!(
+        changed.metadata.generation,
+        Some(2),
+        "a spec change makes a new generation"
+    );
+    let object = wait_ready(&api, &name).await;
+
+    // A reconciliation of an object that is up to date writes nothing.
+    let action = controller::reconcile(Arc::new(object.clone()), manager.ctx.clone())
+        .await
+        .expect("a reconciliation of a Ready Tenant");
+    assert_eq!(action, Action::requeue(controller::RESYNC));
+    let after = api.get(&name).await.expect("the Tenant");
+    assert_eq!(
+        after.resource_version(),
+        object.resource_version(),
+        "a reconciliation of an unchanged Tenant wrote to it"
+    );
+}
+
+/// The generated role is what the controller needs: without the rule for the status
+/// subresource, the API server refuses the status write (403 Forbidden), and the failure
+/// is counted and returned, never silent.
+#[tokio::test]
+async fn without_its_status_rule_the_controller_fails_visibly() {
+    let _serial = SERIAL.lock().await;
+    let namespace = control_plane().namespace("tenant-rbac").await;
+    let manager = Manager::start(&namespace, |role| {
+        let rules = role["rules"].as_array_mut().expect("rules");
+        let mut removed = false;
+        for rule in rules.iter_mut() {
+            if let Some(resources) = rule["resources"].as_array_mut() {
+                let before = resources.len();
+                resources.retain(|resource| resource != "tenants/status");
+                removed |= resources.len() < before;
+            }
+        }
+        rules.retain(|rule| rule["resources"].as_array().is_none_or(|r| !r.is_empty()));
+        assert!(removed, "the role has a rule for tenants/status");
+    })
+    .await;
+    let api = admin_api(&namespace).await;
+    let name = name(&namespace, "denied");
+    create(&api, &name).await;
+    eventually("a failed reconciliation", || async {
+        (manager.count("controller_reconcile_errors_total") > 0).then_some(())
+    })
+    .await;
+    let object = api.get(&name).await.expect("the Tenant");
+    assert!(!ready(&object));
+    let error = controller::reconcile(Arc::new(object), manager.ctx.clone())
+        .await
+        .expect_err("the status write is forbidden");
+    assert!(error.to_string().contains("forbidden"), "{error}");
+}
