@@ -159,7 +159,7 @@ const CHILDREN: &str = "src/controllers/children.rs";
 const TEST_SUPPORT: &str = "tests/support/mod.rs";
 const CHILDREN_TEST: &str = "tests/children.rs";
 /// The envtest test binary (a real API server) that `init` scaffolds, and its CRD checks.
-const ENVTEST_MAIN: &str = "tests/envtest/main.rs";
+pub(super) const ENVTEST_MAIN: &str = "tests/envtest/main.rs";
 const ENVTEST_CRDS: &str = "tests/envtest/crds.rs";
 const CRD_KUSTOMIZATION: &str = "config/crd/kustomization.yaml";
 const DEFAULT_KUSTOMIZATION: &str = "config/default/kustomization.yaml";
@@ -759,11 +759,18 @@ pub(super) fn plan_controller(
     );
     // Its scenarios on a real API server; the `_controller` suffix keeps the module apart
     // from the envtest binary's own (`crds`, `leader`, `control_plane`).
-    if !builtin && envtest_scaffolded(tree)? {
+    // (Built-in kinds have none yet: their objects need fields only the user knows.)
+    let scaffolded = envtest_scaffolded(tree)?;
+    let envtest = match (builtin, ctx.external) {
+        (false, _) => Some("api/tests/envtest/kind.rs.hbs"),
+        (true, true) => Some("api/tests/envtest/external.rs.hbs"),
+        (true, false) => None,
+    };
+    if let Some(template) = envtest.filter(|_| scaffolded) {
         let module = format!("{}_controller", ctx.kind_snake);
         plan.scaffold(
             format!("tests/envtest/{module}.rs"),
-            renderer.render("api/tests/envtest/kind.rs.hbs", ctx)?,
+            renderer.render(template, ctx)?,
         );
         plan.insert(ENVTEST_MAIN, "envtest-modules", format!("mod {module};"));
     }
@@ -782,7 +789,7 @@ pub(super) fn plan_controller(
 
 /// Whether the project has the envtest test binary: projects scaffolded before rsbuilder
 /// wrote one get no envtest tests added.
-fn envtest_scaffolded(tree: &dyn Tree) -> Result<bool> {
+pub(super) fn envtest_scaffolded(tree: &dyn Tree) -> Result<bool> {
     Ok(tree.read(Path::new(ENVTEST_MAIN))?.is_some())
 }
 

@@ -103,6 +103,14 @@ pub fn plan(
         "make-targets",
         renderer.render("api/fragments/make_external_crds.hbs", &ctx)?,
     );
+    // The envtest control plane installs the CRDs of the kinds the project does not own.
+    if api::envtest_scaffolded(tree)? {
+        plan.insert(
+            api::ENVTEST_MAIN,
+            "envtest-environment",
+            "crd_directories: vec![\"config/crd/bases\", \"config/external-crds\"],",
+        );
+    }
     let had_controller = recorded.is_some_and(|r| r.controller);
     if request.controller {
         api::plan_controller(tree, renderer, &mut plan, &ctx, true)?;

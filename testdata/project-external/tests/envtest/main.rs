@@ -9,6 +9,9 @@
 mod control_plane;
 
 mod leader;
+mod certificate_controller;
+mod http_route_controller;
+mod service_monitor_controller;
 mod crds;
 // +rsbuilder:scaffold:envtest-modules
 
@@ -17,6 +20,7 @@ mod crds;
 /// (`create api --from-crd`).
 fn environment() -> control_plane::Environment {
     control_plane::Environment {
+        crd_directories: vec!["config/crd/bases", "config/external-crds"],
         // +rsbuilder:scaffold:envtest-environment
         ..Default::default()
     }
