@@ -8,6 +8,7 @@
 mod control_plane;
 
 mod leader;
+mod metrics_auth;
 mod crds;
 mod frigate_controller;
 // +rsbuilder:scaffold:envtest-modules

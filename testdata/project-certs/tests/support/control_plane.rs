@@ -347,25 +347,24 @@ impl ControlPlane {
         let admin = self.admin().await;
         let mut role = manifest("config/rbac/role.yaml");
         edit(&mut role);
-        let suffix = format!("{}-{namespace}", role.name_or("manager-role"));
-        self.bind(&admin, role, user, namespace, &suffix).await;
-        let election = manifest("config/rbac/leader_election_role.yaml");
-        self.bind(&admin, election, user, namespace, namespace)
+        self.bind(&admin, role, user, namespace).await;
+        self.grant(user, namespace, "config/rbac/leader_election_role.yaml")
             .await;
     }
 
-    /// Creates `role` (named apart with `suffix`, so tests can hold different versions)
-    /// and binds it to `user`: a ClusterRole cluster-wide, a Role in `namespace`.
-    async fn bind(
-        &self,
-        admin: &Client,
-        mut role: Value,
-        user: &str,
-        namespace: &str,
-        suffix: &str,
-    ) {
+    /// Grants `user` the role in the project file `path`: a ClusterRole cluster-wide, a
+    /// Role in `namespace`.
+    pub async fn grant(&self, user: &str, namespace: &str, path: &str) {
+        let admin = self.admin().await;
+        self.bind(&admin, manifest(path), user, namespace).await;
+    }
+
+    /// Creates `role` (named after `namespace`, the test's, so tests can hold different
+    /// versions of one role) and binds it to `user`: a ClusterRole cluster-wide, a Role in
+    /// `namespace`.
+    async fn bind(&self, admin: &Client, mut role: Value, user: &str, namespace: &str) {
         let kind = role["kind"].as_str().expect("a role kind").to_string();
-        let name = format!("{}-{suffix}", role.name_or("role"));
+        let name = format!("{}-{namespace}", role.name_or("role"));
         role["metadata"] = json!({"name": name});
         let subject =
             json!([{"kind": "User", "name": user, "apiGroup": "rbac.authorization.k8s.io"}]);

@@ -9,6 +9,7 @@
 mod control_plane;
 
 mod leader;
+mod metrics_auth;
 mod certificate_controller;
 mod http_route_controller;
 mod service_monitor_controller;

@@ -9,6 +9,7 @@
 mod control_plane;
 
 mod leader;
+mod metrics_auth;
 // +rsbuilder:scaffold:envtest-modules
 
 /// What the control plane installs besides `config/crd/bases`: rsbuilder adds the

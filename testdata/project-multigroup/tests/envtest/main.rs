@@ -9,6 +9,7 @@
 mod control_plane;
 
 mod leader;
+mod metrics_auth;
 mod crds;
 mod frigate_controller;
 mod kraken_controller;
