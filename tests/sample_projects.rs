@@ -176,6 +176,78 @@ fn check_project(name: &str) {
         run(&dir, "make", &["-n", target]);
     }
     round_trip_external_kinds(&dir);
+    if name == "project-init" {
+        a_killed_envtest_run_leaves_nothing_behind(&dir);
+    }
+}
+
+/// The processes of a control plane whose directory is `dir`: their command lines name it.
+fn processes_using(dir: &Path) -> Vec<String> {
+    let needle = dir.display().to_string();
+    fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|entry| entry.file_name().to_string_lossy().parse::<u32>().is_ok())
+        .filter_map(|entry| fs::read(entry.path().join("cmdline")).ok())
+        .map(|cmdline| String::from_utf8_lossy(&cmdline).replace('\0', " "))
+        .filter(|cmdline| cmdline.contains(&needle))
+        .collect()
+}
+
+/// Waits up to 60 s for `done`.
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let started = std::time::Instant::now();
+    while !done() {
+        assert!(started.elapsed().as_secs() < 60, "not within 60 s: {what}");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
+/// A test binary killed with SIGKILL while its control plane runs takes etcd and
+/// kube-apiserver with it (PR_SET_PDEATHSIG), and the next run removes the directory it
+/// left; a run that ends normally leaves nothing.
+fn a_killed_envtest_run_leaves_nothing_behind(dir: &Path) {
+    let built = run(dir, "cargo", &["test", "--test", "envtest", "--no-run"]);
+    let binary = built
+        .lines()
+        .find_map(|line| {
+            line.trim()
+                .strip_prefix("Executable tests/envtest/main.rs (")
+        })
+        .and_then(|rest| rest.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("no envtest binary in:\n{built}"));
+    let start = |filter: &str| {
+        Command::new(binary)
+            .arg(filter)
+            .current_dir(dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the envtest binary starts")
+    };
+    let mut killed = start("leader");
+    let control_plane = std::env::temp_dir().join(format!("rsbuilder-envtest-{}", killed.id()));
+    wait_for("a running kube-apiserver", || {
+        processes_using(&control_plane)
+            .iter()
+            .any(|p| p.contains("kube-apiserver"))
+    });
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+    wait_for("etcd and kube-apiserver gone with the test binary", || {
+        processes_using(&control_plane).is_empty()
+    });
+    assert!(control_plane.exists(), "nothing was left to clean up");
+
+    let mut next = start("leader");
+    let next_dir = std::env::temp_dir().join(format!("rsbuilder-envtest-{}", next.id()));
+    assert!(next.wait().unwrap().success(), "the next run failed");
+    assert!(
+        !control_plane.exists(),
+        "the next run left the killed run's directory"
+    );
+    assert!(!next_dir.exists(), "a run that ended left its directory");
+    assert!(processes_using(&next_dir).is_empty());
 }
 
 /// The generated types of every external kind of the project (`create api --from-crd`)

@@ -12,6 +12,8 @@ use serde_json::{Value, json};
 
 use crate::control_plane::{control_plane, dynamic_api, manifests_in};
 
+/// Frigate's CustomResourceDefinition.
+const CRD: &str = "frigates.ship.example.com";
 /// The hub, the storage version every other version converts through.
 const HUB: &str = "ship.example.com/v2";
 /// The versions that convert through the hub.
@@ -42,6 +44,31 @@ fn spec(object: &DynamicObject) -> Value {
     object.data["spec"].clone()
 }
 
+/// The spec fields that `a` and `b` declare alike (same name, same schema), as the CRD
+/// says: a conversion maps each to itself.
+fn shared_fields(a: &str, b: &str) -> Vec<String> {
+    let crd = manifests_in("config/crd/bases")
+        .into_iter()
+        .find(|crd| crd["metadata"]["name"] == CRD)
+        .expect("the CRD of Frigate");
+    let fields = |api_version: &str| {
+        let name = api_version.rsplit('/').next().unwrap_or_default();
+        crd["spec"]["versions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|v| v["name"] == name)
+            .map(|v| v["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"].clone())
+            .unwrap_or_default()
+    };
+    let (a, b) = (fields(a), fields(b));
+    let a = a.as_object().cloned().unwrap_or_default();
+    a.into_iter()
+        .filter(|(field, schema)| b.get(field) == Some(schema))
+        .map(|(field, _)| field)
+        .collect()
+}
+
 fn api_version(object: &DynamicObject) -> Option<&str> {
     object.types.as_ref().map(|t| t.api_version.as_str())
 }
@@ -64,6 +91,12 @@ async fn every_version_reads_what_every_other_wrote_and_a_round_trip_keeps_it() 
                 .await
                 .unwrap_or_else(|e| panic!("written at {written}, read at {read}: {e}"));
             assert_eq!(api_version(&object), Some(*read));
+            for field in shared_fields(written, read) {
+                assert_eq!(
+                    object.data["spec"][&field], created.data["spec"][&field],
+                    "spec.{field}, written at {written}, differs when read at {read}"
+                );
+            }
         }
         let back = api(written, &namespace)
             .await

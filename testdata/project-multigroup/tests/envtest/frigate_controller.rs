@@ -7,9 +7,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use kube::ResourceExt;
 use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::runtime::controller::Action;
+use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
 
 use project_multigroup::api::ship::frigate::Frigate;
@@ -126,6 +126,30 @@ async fn a_new_frigate_becomes_ready_and_follows_spec_changes() {
         after.resource_version(),
         object.resource_version(),
         "a reconciliation of an unchanged Frigate wrote to it"
+    );
+
+    // Nor does a status write of another writer: status changes trigger nothing.
+    let before = manager.count("controller_reconcile_total");
+    let foreign = json!({
+        "apiVersion": Frigate::api_version(&()),
+        "kind": Frigate::kind(&()),
+        "status": {"conditions": [{
+            "type": "Audited", "status": "True", "reason": "Checked", "message": "by a test",
+            "lastTransitionTime": "2020-01-01T00:00:00Z",
+        }]},
+    });
+    api.patch_status(
+        &name,
+        &PatchParams::apply("auditor"),
+        &Patch::Apply(&foreign),
+    )
+    .await
+    .expect("a status write of another field manager");
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        manager.count("controller_reconcile_total"),
+        before,
+        "a status write woke the controller"
     );
 
     // TODO(user): change a field that your spec has.
