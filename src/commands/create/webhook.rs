@@ -89,6 +89,8 @@ struct Ctx {
     validate_delete_sig: String,
     mutate_path_let: String,
     validate_path_let: String,
+    /// The kind version's module under `src/webhooks`: `batch_v1_cron_job`.
+    module: String,
 }
 
 const LIB: &str = "src/lib.rs";
@@ -659,6 +661,24 @@ fn plan_admission(env: &Env, plan: &mut Plan, ctx: &mut Ctx, kinds: &[Admission]
         "webhook-modules",
         format!("pub mod {module};"),
     );
+    // The API server's calls to them, on the envtest control plane.
+    let envtest = tree.read(Path::new(ENVTEST_MAIN))?.is_some();
+    let envtest_test = format!("tests/envtest/{module}_admission.rs");
+    if envtest {
+        if force || tree.read(Path::new(&envtest_test))?.is_none() {
+            let mut c = ctx.clone();
+            c.module = module.clone();
+            plan.scaffold(
+                &envtest_test,
+                renderer.render("webhook/tests/envtest/admission.rs.hbs", &c)?,
+            );
+        }
+        plan.insert(
+            ENVTEST_MAIN,
+            "envtest-modules",
+            format!("mod {module}_admission;"),
+        );
+    }
     for kind in kinds {
         let (fragment, test, route, handler) = match kind {
             Admission::Defaulting => ("defaulting", "defaulting_test", &ctx.mutate_path, "mutate"),
@@ -684,6 +704,13 @@ fn plan_admission(env: &Env, plan: &mut Plan, ctx: &mut Ctx, kinds: &[Admission]
             "webhook-routes",
             route_line(&format!("{route:?}"), &format!("{module}::{handler}")),
         );
+        if envtest {
+            plan.insert(
+                &envtest_test,
+                &format!("{module}-admission"),
+                format!("{route:?},"),
+            );
+        }
     }
     Ok(())
 }

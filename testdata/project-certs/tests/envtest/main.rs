@@ -14,6 +14,7 @@ mod crds;
 mod frigate_controller;
 mod webhooks;
 mod frigate_conversion;
+mod ship_v2_frigate_admission;
 // +rsbuilder:scaffold:envtest-modules
 
 /// What the control plane installs besides `config/crd/bases`: rsbuilder adds the

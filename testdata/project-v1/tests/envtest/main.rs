@@ -15,6 +15,7 @@ mod cron_job_controller;
 mod tenant_controller;
 mod webhooks;
 mod cron_job_conversion;
+mod batch_v1_cron_job_admission;
 // +rsbuilder:scaffold:envtest-modules
 
 /// What the control plane installs besides `config/crd/bases`: rsbuilder adds the

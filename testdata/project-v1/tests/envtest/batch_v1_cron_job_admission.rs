@@ -1,0 +1,83 @@
+// Copyright Example Inc.
+// SPDX-License-Identifier: Apache-2.0
+
+//! The admission webhooks of CronJob v1, called by the real API server as
+//! `config/webhook/manifests.yaml` registers them: on CREATE, and on a dry run too
+//! ("webhooks must not have side effects on dry-run requests ... they are still called",
+//! https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#side-effects),
+//! which stores nothing.
+
+use kube::api::{Api, DynamicObject, PostParams};
+use serde_json::json;
+
+use crate::control_plane::{control_plane, dynamic_api, manifests_in};
+use crate::webhooks::reviews_of;
+
+/// The paths of CronJob v1's admission webhooks.
+const PATHS: &[&str] = &[
+    "/mutate-batch-example-com-v1-cronjob",
+    "/validate-batch-example-com-v1-cronjob",
+    // +rsbuilder:scaffold:batch_v1_cron_job-admission
+];
+
+async fn api(namespace: &str) -> Api<DynamicObject> {
+    let client = control_plane().admin().await;
+    let kind = json!({"apiVersion": "batch.example.com/v1", "kind": "CronJob"});
+    dynamic_api(&client, Some(namespace), &kind)
+}
+
+/// The v1 sample of `config/samples`, named `name`.
+fn sample(name: &str) -> DynamicObject {
+    let mut sample = manifests_in("config/samples")
+        .into_iter()
+        .find(|s| s["apiVersion"] == "batch.example.com/v1" && s["kind"] == "CronJob")
+        .expect("a CronJob v1 sample in config/samples");
+    sample["metadata"] = json!({"name": name});
+    serde_json::from_value(sample).expect("a sample")
+}
+
+/// Whether every webhook of [`PATHS`] was asked about a CREATE of `name`, as a dry run or
+/// not.
+fn reviewed(name: &str, dry_run: bool) -> bool {
+    let reviews = reviews_of(name);
+    PATHS.iter().all(|path| {
+        reviews
+            .iter()
+            .any(|r| r.path == *path && r.operation == "CREATE" && r.dry_run == dry_run)
+    })
+}
+
+#[tokio::test]
+async fn a_create_and_a_dry_run_go_through_every_webhook_and_only_the_create_stores() {
+    let namespace = control_plane().namespace("cronjobs-admission").await;
+    let api = api(&namespace).await;
+
+    let dry = format!("{namespace}-dry");
+    let dry_run = PostParams {
+        dry_run: true,
+        ..PostParams::default()
+    };
+    api.create(&dry_run, &sample(&dry))
+        .await
+        .expect("a dry-run create");
+    assert!(
+        reviewed(&dry, true),
+        "not every webhook saw the dry run: {:?}",
+        reviews_of(&dry)
+    );
+    assert!(
+        matches!(api.get(&dry).await, Err(kube::Error::Api(s)) if s.code == 404),
+        "a dry run stored the object"
+    );
+
+    let real = format!("{namespace}-real");
+    api.create(&PostParams::default(), &sample(&real))
+        .await
+        .expect("a create");
+    assert!(
+        reviewed(&real, false),
+        "not every webhook saw the create: {:?}",
+        reviews_of(&real)
+    );
+    api.get(&real).await.expect("the created object is stored");
+}
