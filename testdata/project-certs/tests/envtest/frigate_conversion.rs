@@ -12,6 +12,8 @@ use serde_json::{Value, json};
 
 use crate::control_plane::{control_plane, dynamic_api, manifests_in};
 
+/// The prefix of the namespaces of these tests.
+const PREFIX: &str = "frigates";
 /// Frigate's CustomResourceDefinition.
 const CRD: &str = "frigates.ship.example.com";
 /// The hub, the storage version every other version converts through.
@@ -38,6 +40,11 @@ fn sample(api_version: &str, namespace: &str, name: &str) -> DynamicObject {
         .unwrap_or_else(|| panic!("config/samples has no Frigate {api_version}"));
     sample["metadata"] = json!({"name": name, "labels": {"test": namespace}});
     serde_json::from_value(sample).expect("a sample")
+}
+
+/// A namespace for one test of this file.
+async fn namespace(test: &str) -> String {
+    control_plane().namespace(&format!("{PREFIX}-{test}")).await
 }
 
 fn spec(object: &DynamicObject) -> Value {
@@ -75,7 +82,7 @@ fn api_version(object: &DynamicObject) -> Option<&str> {
 
 #[tokio::test]
 async fn every_version_reads_what_every_other_wrote_and_a_round_trip_keeps_it() {
-    let namespace = control_plane().namespace("frigates-versions").await;
+    let namespace = namespace("versions").await;
     let versions: Vec<&str> = SPOKES.iter().copied().chain([HUB]).collect();
     for (n, written) in versions.iter().enumerate() {
         let name = format!("{namespace}-{n}");
@@ -115,7 +122,7 @@ async fn every_version_reads_what_every_other_wrote_and_a_round_trip_keeps_it() 
 /// read): what its version cannot hold must survive, kept by the conversion.
 #[tokio::test]
 async fn a_replace_through_a_version_that_holds_less_keeps_what_it_cannot_hold() {
-    let namespace = control_plane().namespace("frigates-replace").await;
+    let namespace = namespace("replace").await;
     for (n, spoke) in SPOKES.iter().enumerate() {
         let name = format!("{namespace}-{n}");
         let hub = api(HUB, &namespace).await;
@@ -152,7 +159,7 @@ async fn a_replace_through_a_version_that_holds_less_keeps_what_it_cannot_hold()
 #[tokio::test]
 async fn a_list_of_a_thousand_at_another_version_converts() {
     const COUNT: usize = 1000;
-    let namespace = control_plane().namespace("frigates-list").await;
+    let namespace = namespace("list").await;
     let Some(spoke) = SPOKES.first() else {
         return;
     };

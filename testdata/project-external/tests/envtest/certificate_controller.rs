@@ -17,6 +17,8 @@ use project_external::shutdown::Shutdown;
 
 use crate::control_plane::{control_plane, eventually, manager_user};
 
+const KIND: &str = "Certificate";
+
 /// How many reconciliations, or failures, `metrics` counted.
 fn count(metrics: &Metrics, metric: &str) -> u64 {
     let text = metrics.encode().expect("metrics");
@@ -28,7 +30,7 @@ fn count(metrics: &Metrics, metric: &str) -> u64 {
 
 #[tokio::test]
 async fn the_controller_reconciles_a_new_certificate() {
-    let namespace = control_plane().namespace("certificate").await;
+    let namespace = control_plane().namespace(KIND).await;
     let user = manager_user(&namespace);
     control_plane()
         .grant_manager_role(&user, &namespace, |_| {})
@@ -45,7 +47,7 @@ async fn the_controller_reconciles_a_new_certificate() {
     api.create(&PostParams::default(), &object)
         .await
         .expect("the API server accepts a Certificate with a default spec");
-    eventually("a reconciliation of the new Certificate", || async {
+    eventually("a reconciliation of the new object", || async {
         (count(&metrics, "controller_reconcile_total") > 0).then_some(())
     })
     .await;

@@ -359,12 +359,12 @@ impl ControlPlane {
         self.bind(&admin, manifest(path), user, namespace).await;
     }
 
-    /// Creates `role` (named after `namespace`, the test's, so tests can hold different
-    /// versions of one role) and binds it to `user`: a ClusterRole cluster-wide, a Role in
-    /// `namespace`.
+    /// Creates `role` (named after `user`, so that users can hold different versions of
+    /// one role) and binds it to `user`: a ClusterRole cluster-wide, a Role in `namespace`.
     async fn bind(&self, admin: &Client, mut role: Value, user: &str, namespace: &str) {
         let kind = role["kind"].as_str().expect("a role kind").to_string();
-        let name = format!("{}-{namespace}", role.name_or("role"));
+        // RBAC names may hold colons, as `system:` roles do.
+        let name = format!("{}:{user}", role.name_or("role"));
         role["metadata"] = json!({"name": name});
         let subject =
             json!([{"kind": "User", "name": user, "apiGroup": "rbac.authorization.k8s.io"}]);

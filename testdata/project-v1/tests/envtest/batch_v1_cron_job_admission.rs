@@ -13,6 +13,9 @@ use serde_json::json;
 use crate::control_plane::{control_plane, dynamic_api, manifests_in};
 use crate::webhooks::reviews_of;
 
+const API_VERSION: &str = "batch.example.com/v1";
+const KIND: &str = "CronJob";
+
 /// The paths of CronJob v1's admission webhooks.
 const PATHS: &[&str] = &[
     "/mutate-batch-example-com-v1-cronjob",
@@ -22,7 +25,7 @@ const PATHS: &[&str] = &[
 
 async fn api(namespace: &str) -> Api<DynamicObject> {
     let client = control_plane().admin().await;
-    let kind = json!({"apiVersion": "batch.example.com/v1", "kind": "CronJob"});
+    let kind = json!({"apiVersion": API_VERSION, "kind": KIND});
     dynamic_api(&client, Some(namespace), &kind)
 }
 
@@ -30,7 +33,7 @@ async fn api(namespace: &str) -> Api<DynamicObject> {
 fn sample(name: &str) -> DynamicObject {
     let mut sample = manifests_in("config/samples")
         .into_iter()
-        .find(|s| s["apiVersion"] == "batch.example.com/v1" && s["kind"] == "CronJob")
+        .find(|s| s["apiVersion"] == API_VERSION && s["kind"] == KIND)
         .expect("a CronJob v1 sample in config/samples");
     sample["metadata"] = json!({"name": name});
     serde_json::from_value(sample).expect("a sample")
@@ -49,7 +52,7 @@ fn reviewed(name: &str, dry_run: bool) -> bool {
 
 #[tokio::test]
 async fn a_create_and_a_dry_run_go_through_every_webhook_and_only_the_create_stores() {
-    let namespace = control_plane().namespace("cronjobs-admission").await;
+    let namespace = control_plane().namespace("admission").await;
     let api = api(&namespace).await;
 
     let dry = format!("{namespace}-dry");

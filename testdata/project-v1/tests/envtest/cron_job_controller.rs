@@ -11,6 +11,7 @@ use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams};
 use kube::runtime::controller::Action;
 use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
+use tokio::task::JoinHandle;
 
 use project_v1::api::batch::cron_job::CronJob;
 use project_v1::controllers::{Context, cron_job as controller};
@@ -19,29 +20,52 @@ use project_v1::shutdown::{Shutdown, Trigger};
 
 use crate::control_plane::{control_plane, eventually, manager_user};
 
+/// The prefix of the namespaces of these tests.
+const PREFIX: &str = "cronjob";
+/// The status subresource, which the controller writes.
+const STATUS: &str = "cronjobs/status";
+
+/// A namespace for one test of this file.
+async fn namespace(test: &str) -> String {
+    control_plane().namespace(&format!("{PREFIX}-{test}")).await
+}
+
 /// The controller of one test, as a user bound to the manager's role (after `edit`) and
 /// nothing else; stopped when dropped.
 struct Manager {
     ctx: Arc<Context>,
     metrics: Arc<Metrics>,
     stop: Trigger,
+    task: Option<JoinHandle<()>>,
 }
 
 impl Manager {
     async fn start(namespace: &str, edit: impl FnOnce(&mut Value)) -> Self {
-        let user = manager_user(namespace);
+        Self::start_as(&manager_user(namespace), namespace, edit).await
+    }
+
+    async fn start_as(user: &str, namespace: &str, edit: impl FnOnce(&mut Value)) -> Self {
         control_plane()
-            .grant_manager_role(&user, namespace, edit)
+            .grant_manager_role(user, namespace, edit)
             .await;
-        let client = control_plane().client(&user, &[]).await;
+        let client = control_plane().client(user, &[]).await;
         let metrics = Arc::new(Metrics::default());
         let ctx = Context::new(client, metrics.clone(), Some(namespace.into()));
         let (stop, shutdown) = Shutdown::channel();
-        tokio::spawn(controller::run(ctx.clone(), shutdown));
+        let task = tokio::spawn(controller::run(ctx.clone(), shutdown));
         Self {
             ctx: Arc::new(ctx),
             metrics,
             stop,
+            task: Some(task),
+        }
+    }
+
+    /// Stops the controller and waits until it has.
+    async fn stop(mut self) {
+        self.stop.fire();
+        if let Some(task) = self.task.take() {
+            task.await.expect("the controller stopped");
         }
     }
 
@@ -90,15 +114,13 @@ fn ready(object: &CronJob) -> bool {
 }
 
 async fn wait_ready(api: &Api<CronJob>, name: &str) -> CronJob {
-    eventually(&format!("CronJob {name} Ready"), || async {
-        api.get(name).await.ok().filter(ready)
-    })
-    .await
+    let what = format!("{name} Ready");
+    eventually(&what, || async { api.get(name).await.ok().filter(ready) }).await
 }
 
 #[tokio::test]
 async fn a_new_cron_job_becomes_ready_and_follows_spec_changes() {
-    let namespace = control_plane().namespace("cronjob-ready").await;
+    let namespace = namespace("ready").await;
     let manager = Manager::start(&namespace, |_| {}).await;
     let api = admin_api(&namespace).await;
     let name = name(&namespace, "ready");
@@ -119,7 +141,7 @@ async fn a_new_cron_job_becomes_ready_and_follows_spec_changes() {
         2,
         "the controller reconciled more often than its triggers ask"
     );
-    let unchanged = api.get(&name).await.expect("the CronJob");
+    let unchanged = api.get(&name).await.expect("the object");
     assert_eq!(unchanged.resource_version(), object.resource_version());
 
     // A reconciliation of an object that is up to date writes nothing, seconds later too
@@ -128,7 +150,7 @@ async fn a_new_cron_job_becomes_ready_and_follows_spec_changes() {
         .await
         .expect("a reconciliation of a Ready CronJob");
     assert_eq!(action, Action::requeue(controller::RESYNC));
-    let after = api.get(&name).await.expect("the CronJob");
+    let after = api.get(&name).await.expect("the object");
     assert_eq!(
         after.resource_version(),
         object.resource_version(),
@@ -175,7 +197,7 @@ async fn a_new_cron_job_becomes_ready_and_follows_spec_changes() {
 
 #[tokio::test]
 async fn a_deleted_cron_job_is_cleaned_up_then_gone() {
-    let namespace = control_plane().namespace("cronjob-delete").await;
+    let namespace = namespace("delete").await;
     let _manager = Manager::start(&namespace, |_| {}).await;
     let api = admin_api(&namespace).await;
     let name = name(&namespace, "doomed");
@@ -184,7 +206,7 @@ async fn a_deleted_cron_job_is_cleaned_up_then_gone() {
     api.delete(&name, &DeleteParams::default())
         .await
         .expect("a delete");
-    eventually("the CronJob is gone", || async {
+    eventually("the object is gone", || async {
         matches!(api.get(&name).await, Err(kube::Error::Api(s)) if s.code == 404).then_some(())
     })
     .await;
@@ -202,24 +224,66 @@ async fn a_deleted_cron_job_is_cleaned_up_then_gone() {
     );
 }
 
+/// A finalizer holds a deleted object until its cleanup has succeeded: while the
+/// controller cannot finish it (here its role lacks `patch` on cronjobs, so the finalizer
+/// cannot go), the CronJob stays, marked for deletion; once it can, the CronJob goes.
+#[tokio::test]
+async fn a_deleted_cron_job_stays_while_its_cleanup_fails() {
+    let namespace = namespace("held").await;
+    let api = admin_api(&namespace).await;
+    let name = name(&namespace, "held");
+    let manager = Manager::start(&namespace, |_| {}).await;
+    create(&api, &name).await;
+    wait_ready(&api, &name).await;
+    manager.stop().await;
+
+    let restricted = format!("{}-restricted", manager_user(&namespace));
+    let failing = Manager::start_as(&restricted, &namespace, |role| {
+        for rule in role["rules"].as_array_mut().expect("rules") {
+            if rule["resources"] == json!(["cronjobs"]) {
+                let verbs = rule["verbs"].as_array_mut().expect("verbs");
+                verbs.retain(|verb| verb != "patch");
+            }
+        }
+    })
+    .await;
+    api.delete(&name, &DeleteParams::default())
+        .await
+        .expect("a delete");
+    eventually("a failed cleanup", || async {
+        (failing.count("controller_reconcile_errors_total") > 0).then_some(())
+    })
+    .await;
+    // The finalizer holds it.
+    let held = api.get(&name).await.expect("the object");
+    assert!(held.metadata.deletion_timestamp.is_some());
+    failing.stop().await;
+
+    let _manager = Manager::start(&namespace, |_| {}).await;
+    eventually("the object is gone once its cleanup succeeds", || async {
+        matches!(api.get(&name).await, Err(kube::Error::Api(s)) if s.code == 404).then_some(())
+    })
+    .await;
+}
+
 /// The generated role is what the controller needs: without the rule for the status
 /// subresource, the API server refuses the status write (403 Forbidden), and the failure
 /// is counted and returned, never silent.
 #[tokio::test]
 async fn without_its_status_rule_the_controller_fails_visibly() {
-    let namespace = control_plane().namespace("cronjob-rbac").await;
+    let namespace = namespace("rbac").await;
     let manager = Manager::start(&namespace, |role| {
         let rules = role["rules"].as_array_mut().expect("rules");
         let mut removed = false;
         for rule in rules.iter_mut() {
             if let Some(resources) = rule["resources"].as_array_mut() {
                 let before = resources.len();
-                resources.retain(|resource| resource != "cronjobs/status");
+                resources.retain(|resource| resource != STATUS);
                 removed |= resources.len() < before;
             }
         }
         rules.retain(|rule| rule["resources"].as_array().is_none_or(|r| !r.is_empty()));
-        assert!(removed, "the role has a rule for cronjobs/status");
+        assert!(removed, "the role has a rule for {STATUS}");
     })
     .await;
     let api = admin_api(&namespace).await;
@@ -229,7 +293,7 @@ async fn without_its_status_rule_the_controller_fails_visibly() {
         (manager.count("controller_reconcile_errors_total") > 0).then_some(())
     })
     .await;
-    let object = api.get(&name).await.expect("the CronJob");
+    let object = api.get(&name).await.expect("the object");
     assert!(!ready(&object));
     let error = controller::reconcile(Arc::new(object), manager.ctx.clone())
         .await

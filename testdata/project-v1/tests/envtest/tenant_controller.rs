@@ -15,6 +15,7 @@ use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::runtime::controller::Action;
 use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
+use tokio::task::JoinHandle;
 
 use project_v1::api::infra::tenant::Tenant;
 use project_v1::controllers::{Context, tenant as controller};
@@ -23,7 +24,17 @@ use project_v1::shutdown::{Shutdown, Trigger};
 
 use crate::control_plane::{control_plane, eventually, manager_user};
 
+/// The prefix of the namespaces of these tests.
+const PREFIX: &str = "tenant";
+/// The status subresource, which the controller writes.
+const STATUS: &str = "tenants/status";
+
 static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// A namespace for one test of this file.
+async fn namespace(test: &str) -> String {
+    control_plane().namespace(&format!("{PREFIX}-{test}")).await
+}
 
 /// The controller of one test, as a user bound to the manager's role (after `edit`) and
 /// nothing else; stopped when dropped.
@@ -31,23 +42,36 @@ struct Manager {
     ctx: Arc<Context>,
     metrics: Arc<Metrics>,
     stop: Trigger,
+    task: Option<JoinHandle<()>>,
 }
 
 impl Manager {
     async fn start(namespace: &str, edit: impl FnOnce(&mut Value)) -> Self {
-        let user = manager_user(namespace);
+        Self::start_as(&manager_user(namespace), namespace, edit).await
+    }
+
+    async fn start_as(user: &str, namespace: &str, edit: impl FnOnce(&mut Value)) -> Self {
         control_plane()
-            .grant_manager_role(&user, namespace, edit)
+            .grant_manager_role(user, namespace, edit)
             .await;
-        let client = control_plane().client(&user, &[]).await;
+        let client = control_plane().client(user, &[]).await;
         let metrics = Arc::new(Metrics::default());
         let ctx = Context::new(client, metrics.clone(), Some(namespace.into()));
         let (stop, shutdown) = Shutdown::channel();
-        tokio::spawn(controller::run(ctx.clone(), shutdown));
+        let task = tokio::spawn(controller::run(ctx.clone(), shutdown));
         Self {
             ctx: Arc::new(ctx),
             metrics,
             stop,
+            task: Some(task),
+        }
+    }
+
+    /// Stops the controller and waits until it has.
+    async fn stop(mut self) {
+        self.stop.fire();
+        if let Some(task) = self.task.take() {
+            task.await.expect("the controller stopped");
         }
     }
 
@@ -96,16 +120,14 @@ fn ready(object: &Tenant) -> bool {
 }
 
 async fn wait_ready(api: &Api<Tenant>, name: &str) -> Tenant {
-    eventually(&format!("Tenant {name} Ready"), || async {
-        api.get(name).await.ok().filter(ready)
-    })
-    .await
+    let what = format!("{name} Ready");
+    eventually(&what, || async { api.get(name).await.ok().filter(ready) }).await
 }
 
 #[tokio::test]
 async fn a_new_tenant_becomes_ready_and_follows_spec_changes() {
     let _serial = SERIAL.lock().await;
-    let namespace = control_plane().namespace("tenant-ready").await;
+    let namespace = namespace("ready").await;
     let manager = Manager::start(&namespace, |_| {}).await;
     let api = admin_api(&namespace).await;
     let name = name(&namespace, "ready");
@@ -119,7 +141,7 @@ async fn a_new_tenant_becomes_ready_and_follows_spec_changes() {
         1,
         "the controller reconciled more often than its triggers ask"
     );
-    let unchanged = api.get(&name).await.expect("the Tenant");
+    let unchanged = api.get(&name).await.expect("the object");
     assert_eq!(unchanged.resource_version(), object.resource_version());
 
     // A reconciliation of an object that is up to date writes nothing, seconds later too
@@ -128,7 +150,7 @@ async fn a_new_tenant_becomes_ready_and_follows_spec_changes() {
         .await
         .expect("a reconciliation of a Ready Tenant");
     assert_eq!(action, Action::requeue(controller::RESYNC));
-    let after = api.get(&name).await.expect("the Tenant");
+    let after = api.get(&name).await.expect("the object");
     assert_eq!(
         after.resource_version(),
         object.resource_version(),
@@ -179,19 +201,19 @@ async fn a_new_tenant_becomes_ready_and_follows_spec_changes() {
 #[tokio::test]
 async fn without_its_status_rule_the_controller_fails_visibly() {
     let _serial = SERIAL.lock().await;
-    let namespace = control_plane().namespace("tenant-rbac").await;
+    let namespace = namespace("rbac").await;
     let manager = Manager::start(&namespace, |role| {
         let rules = role["rules"].as_array_mut().expect("rules");
         let mut removed = false;
         for rule in rules.iter_mut() {
             if let Some(resources) = rule["resources"].as_array_mut() {
                 let before = resources.len();
-                resources.retain(|resource| resource != "tenants/status");
+                resources.retain(|resource| resource != STATUS);
                 removed |= resources.len() < before;
             }
         }
         rules.retain(|rule| rule["resources"].as_array().is_none_or(|r| !r.is_empty()));
-        assert!(removed, "the role has a rule for tenants/status");
+        assert!(removed, "the role has a rule for {STATUS}");
     })
     .await;
     let api = admin_api(&namespace).await;
@@ -201,7 +223,7 @@ async fn without_its_status_rule_the_controller_fails_visibly() {
         (manager.count("controller_reconcile_errors_total") > 0).then_some(())
     })
     .await;
-    let object = api.get(&name).await.expect("the Tenant");
+    let object = api.get(&name).await.expect("the object");
     assert!(!ready(&object));
     let error = controller::reconcile(Arc::new(object), manager.ctx.clone())
         .await
