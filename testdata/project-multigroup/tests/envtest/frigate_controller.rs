@@ -11,7 +11,6 @@ use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::runtime::controller::Action;
 use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
-use tokio::task::JoinHandle;
 
 use project_multigroup::api::ship::frigate::Frigate;
 use project_multigroup::controllers::{Context, frigate as controller};
@@ -36,7 +35,6 @@ struct Manager {
     ctx: Arc<Context>,
     metrics: Arc<Metrics>,
     stop: Trigger,
-    task: Option<JoinHandle<()>>,
 }
 
 impl Manager {
@@ -52,20 +50,11 @@ impl Manager {
         let metrics = Arc::new(Metrics::default());
         let ctx = Context::new(client, metrics.clone(), Some(namespace.into()));
         let (stop, shutdown) = Shutdown::channel();
-        let task = tokio::spawn(controller::run(ctx.clone(), shutdown));
+        tokio::spawn(controller::run(ctx.clone(), shutdown));
         Self {
             ctx: Arc::new(ctx),
             metrics,
             stop,
-            task: Some(task),
-        }
-    }
-
-    /// Stops the controller and waits until it has.
-    async fn stop(mut self) {
-        self.stop.fire();
-        if let Some(task) = self.task.take() {
-            task.await.expect("the controller stopped");
         }
     }
 

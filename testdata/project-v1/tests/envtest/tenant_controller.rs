@@ -15,7 +15,6 @@ use kube::api::{Api, Patch, PatchParams, PostParams};
 use kube::runtime::controller::Action;
 use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
-use tokio::task::JoinHandle;
 
 use project_v1::api::infra::tenant::Tenant;
 use project_v1::controllers::{Context, tenant as controller};
@@ -42,7 +41,6 @@ struct Manager {
     ctx: Arc<Context>,
     metrics: Arc<Metrics>,
     stop: Trigger,
-    task: Option<JoinHandle<()>>,
 }
 
 impl Manager {
@@ -58,20 +56,11 @@ impl Manager {
         let metrics = Arc::new(Metrics::default());
         let ctx = Context::new(client, metrics.clone(), Some(namespace.into()));
         let (stop, shutdown) = Shutdown::channel();
-        let task = tokio::spawn(controller::run(ctx.clone(), shutdown));
+        tokio::spawn(controller::run(ctx.clone(), shutdown));
         Self {
             ctx: Arc::new(ctx),
             metrics,
             stop,
-            task: Some(task),
-        }
-    }
-
-    /// Stops the controller and waits until it has.
-    async fn stop(mut self) {
-        self.stop.fire();
-        if let Some(task) = self.task.take() {
-            task.await.expect("the controller stopped");
         }
     }
 
