@@ -15,7 +15,7 @@ use clap::Args;
 use heck::ToSnakeCase;
 use serde::Serialize;
 
-use super::sources_with;
+use super::{api, sources_with};
 use crate::cli::Global;
 use crate::commands::write_plan;
 use crate::names;
@@ -103,8 +103,6 @@ const LOSSLESS: &str = "src/webhooks/lossless.rs";
 const BENCH: &str = "benches/conversion.rs";
 const DEFAULT_KUSTOMIZATION: &str = "config/default/kustomization.yaml";
 const CRD_KUSTOMIZATION: &str = "config/crd/kustomization.yaml";
-/// The envtest test binary `init` scaffolds (absent in older projects: nothing is added).
-const ENVTEST_MAIN: &str = "tests/envtest/main.rs";
 const ENVTEST_WEBHOOKS: &str = "tests/envtest/webhooks.rs";
 const NETWORK_POLICY_KUSTOMIZATION: &str = "config/network-policy/kustomization.yaml";
 
@@ -482,11 +480,11 @@ fn plan_server(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx)
         scaffold_missing(tree, renderer, plan, ctx, file)?;
     }
     // The envtest control plane serves the webhooks and installs their configurations.
-    if tree.read(Path::new(ENVTEST_MAIN))?.is_some() {
+    if api::envtest_scaffolded(tree)? {
         scaffold_missing(tree, renderer, plan, ctx, ENVTEST_WEBHOOKS)?;
-        plan.insert(ENVTEST_MAIN, "envtest-modules", "mod webhooks;");
+        plan.insert(api::ENVTEST_MAIN, "envtest-modules", "mod webhooks;");
         plan.insert(
-            ENVTEST_MAIN,
+            api::ENVTEST_MAIN,
             "envtest-environment",
             "webhooks: Some(webhooks::serve),",
         );
@@ -662,7 +660,7 @@ fn plan_admission(env: &Env, plan: &mut Plan, ctx: &mut Ctx, kinds: &[Admission]
         format!("pub mod {module};"),
     );
     // The API server's calls to them, on the envtest control plane.
-    let envtest = tree.read(Path::new(ENVTEST_MAIN))?.is_some();
+    let envtest = api::envtest_scaffolded(tree)?;
     let envtest_test = format!("tests/envtest/{module}_admission.rs");
     if envtest {
         if force || tree.read(Path::new(&envtest_test))?.is_none() {
@@ -674,7 +672,7 @@ fn plan_admission(env: &Env, plan: &mut Plan, ctx: &mut Ctx, kinds: &[Admission]
             );
         }
         plan.insert(
-            ENVTEST_MAIN,
+            api::ENVTEST_MAIN,
             "envtest-modules",
             format!("mod {module}_admission;"),
         );
@@ -870,7 +868,7 @@ fn plan_conversion(
         );
     }
     // The kind's versions on the envtest control plane, through the conversion webhook.
-    let envtest = tree.read(Path::new(ENVTEST_MAIN))?.is_some();
+    let envtest = api::envtest_scaffolded(tree)?;
     let envtest_test = format!("tests/envtest/{}_conversion.rs", ctx.kind_snake);
     if envtest {
         if force || tree.read(Path::new(&envtest_test))?.is_none() {
@@ -880,7 +878,7 @@ fn plan_conversion(
             );
         }
         plan.insert(
-            ENVTEST_MAIN,
+            api::ENVTEST_MAIN,
             "envtest-modules",
             format!("mod {}_conversion;", ctx.kind_snake),
         );
