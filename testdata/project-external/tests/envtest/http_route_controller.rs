@@ -15,17 +15,14 @@ use project_external::controllers::{Context, http_route as controller};
 use project_external::metrics::Metrics;
 use project_external::shutdown::Shutdown;
 
-use crate::control_plane::{control_plane, eventually, manager_user};
+use crate::control_plane::{control_plane, counter, eventually, manager_user};
 
 const KIND: &str = "HTTPRoute";
 
 /// How many reconciliations, or failures, `metrics` counted.
 fn count(metrics: &Metrics, metric: &str) -> u64 {
     let text = metrics.encode().expect("metrics");
-    let prefix = format!("{metric}{{controller=\"{}\"}} ", controller::NAME);
-    text.lines()
-        .find_map(|line| line.strip_prefix(&prefix))
-        .map_or(0, |n| n.trim().parse().expect("a count"))
+    counter(&text, metric, controller::NAME)
 }
 
 #[tokio::test]

@@ -21,7 +21,7 @@ use project_v1::controllers::{Context, tenant as controller};
 use project_v1::metrics::Metrics;
 use project_v1::shutdown::{Shutdown, Trigger};
 
-use crate::control_plane::{control_plane, eventually, manager_user};
+use crate::control_plane::{control_plane, counter, eventually, manager_user};
 
 /// The prefix of the namespaces of these tests.
 const PREFIX: &str = "tenant";
@@ -67,10 +67,7 @@ impl Manager {
     /// How many reconciliations this manager started, and how many failed.
     fn count(&self, metric: &str) -> u64 {
         let text = self.metrics.encode().expect("metrics");
-        let prefix = format!("{metric}{{controller=\"{}\"}} ", controller::NAME);
-        text.lines()
-            .find_map(|line| line.strip_prefix(&prefix))
-            .map_or(0, |n| n.trim().parse().expect("a count"))
+        counter(&text, metric, controller::NAME)
     }
 }
 

@@ -581,6 +581,15 @@ fn plural_of(gvk: &GroupVersionKind) -> String {
         .unwrap_or_else(|| format!("{}s", gvk.kind.to_lowercase()))
 }
 
+/// The counter `metric` of `controller` in `text`, metrics in Prometheus' text format; 0
+/// while it was never counted.
+pub fn counter(text: &str, metric: &str, controller: &str) -> u64 {
+    let prefix = format!("{metric}{{controller=\"{controller}\"}} ");
+    text.lines()
+        .find_map(|line| line.strip_prefix(&prefix))
+        .map_or(0, |n| n.trim().parse().expect("a count"))
+}
+
 /// Polls `check` until it returns something, for at most [`TIMEOUT`].
 pub async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
 where
