@@ -179,8 +179,8 @@ fn a_second_webhook_type_extends_the_file_and_keeps_user_code() {
     let file = "src/webhooks/batch_v1_cron_job.rs";
     let mine = "    cron_job.spec.foo.get_or_insert_with(|| \"mine\".into());\n";
     let text = read(d, file).replacen(
-        "    // TODO(user): set defaults",
-        &format!("{mine}    // TODO(user): set defaults"),
+        "    // TODO(user): the defaults of a CronJob",
+        &format!("{mine}    // TODO(user): the defaults of a CronJob"),
         1,
     );
     fs::write(d.join(file), &text).unwrap();
@@ -201,7 +201,8 @@ fn a_second_webhook_type_extends_the_file_and_keeps_user_code() {
         "pub fn validate_create(cron_job: &CronJob) -> admission::Verdict",
         "pub fn validate_update(old: &CronJob, new: &CronJob)",
         "pub fn validate_delete(cron_job: &CronJob)",
-        "async fn the_defaulting_webhook_answers_a_review()",
+        "async fn the_defaulting_webhook_fills_in_foo_and_keeps_a_given_one()",
+        "async fn the_validating_webhook_refuses_an_empty_foo()",
         "async fn the_validating_webhook_answers_every_operation()",
     ] {
         assert_eq!(text.matches(needle).count(), 1, "{needle}:\n{text}");

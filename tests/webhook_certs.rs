@@ -318,6 +318,8 @@ fn alpha_generate_replays_the_mode() {
         "config/webhook-certs/resources.yaml",
         "config/default/manager_webhook_patch.yaml",
         "config/default/webhook_certs_replacements.yaml",
+        // The envtest binary's part: the manager's certificate task runs in the tests.
+        "tests/envtest/webhook_certs.rs",
     ] {
         assert_eq!(
             fs::read_to_string(out.join(file)).unwrap(),

@@ -379,7 +379,7 @@ fn the_generated_conversions_compile_and_lose_nothing() {
         "an_edit_through_the_hub_reaches_v1alpha1_and_survives_a_round_trip ... ok",
         "a_kept_annotation_that_cannot_be_read_fails_the_review ... ok",
         "a_conversion_review_of_five_mib_is_converted ... ok",
-        "the_defaulting_webhook_answers_a_review ... ok",
+        "the_defaulting_webhook_fills_in_foo_and_keeps_a_given_one ... ok",
         "the_defaulting_webhook_keeps_fields_it_does_not_know ... ok",
     ] {
         assert!(tests.contains(test), "{test}:\n{tests}");

@@ -83,7 +83,7 @@ fn plan_webhook_certs(tree: &dyn Tree, project: &Project, mode: WebhookCerts) ->
                  rsbuilder; re-scaffold it with `rsbuilder alpha generate` first, then switch"
             );
         }
-        certs::plan(&mut plan, &Renderer::new()?, &updated)?;
+        certs::plan(&mut plan, &Renderer::new()?, &updated, tree)?;
     }
     plan.generate(project::FILE, updated.to_yaml());
     Ok(plan)

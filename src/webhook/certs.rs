@@ -2,13 +2,17 @@
 //! `config/webhook-certs/` and, in `config/default`, the manager's webhook patch and the
 //! replacements that fill in names. They are generated from PROJECT, so that `edit
 //! --webhook-certs` switches a project by rewriting them, and switching back gives the
-//! very same files.
+//! very same files. The envtest binary's part of the mode too: who signs the certificate
+//! its webhook server serves, and the tests of the manager's own.
+
+use std::path::Path;
 
 use anyhow::Result;
+use heck::ToSnakeCase;
 use serde::Serialize;
 
 use crate::project::{Project, WebhookCerts};
-use crate::scaffold::{Plan, Renderer};
+use crate::scaffold::{Plan, Renderer, Tree};
 
 /// Where the kustomization of the certificate's objects lives.
 pub const DIR: &str = "config/webhook-certs";
@@ -16,10 +20,17 @@ pub const DIR: &str = "config/webhook-certs";
 pub const MANAGER_PATCH: &str = "config/default/manager_webhook_patch.yaml";
 /// The replacements that fill in names kustomize gave (`replacements: - path:`).
 pub const REPLACEMENTS: &str = "config/default/webhook_certs_replacements.yaml";
+/// The envtest binary's part: `ISSUE`, the certificate task the control plane runs.
+pub const ENVTEST: &str = "tests/envtest/webhook_certs.rs";
+/// The envtest binary, whose presence decides whether [`ENVTEST`] is generated.
+const ENVTEST_MAIN: &str = "tests/envtest/main.rs";
 
 #[derive(Debug, Serialize)]
 struct Ctx {
     project_name: String,
+    crate_name: String,
+    /// The license header of the project's Rust files.
+    boilerplate: String,
     mutating: bool,
     validating: bool,
     /// The CRDs that convert through the webhook.
@@ -48,44 +59,59 @@ pub fn any(project: &Project) -> bool {
     })
 }
 
-/// Plans every file of the project's `--webhook-certs` mode.
-pub fn plan(plan: &mut Plan, renderer: &Renderer, project: &Project) -> Result<()> {
-    for (path, text) in render(renderer, project)? {
+/// Plans every file of the project's `--webhook-certs` mode, [`ENVTEST`] among them
+/// where `tree` has the envtest binary.
+pub fn plan(
+    plan: &mut Plan,
+    renderer: &Renderer,
+    project: &Project,
+    tree: &dyn Tree,
+) -> Result<()> {
+    let envtest = tree.read(Path::new(ENVTEST_MAIN))?.is_some();
+    let boilerplate = tree
+        .read(Path::new("hack/boilerplate.rs.txt"))?
+        .unwrap_or_default();
+    let ctx = context(project, boilerplate);
+    for (path, text) in render(renderer, project, &ctx)? {
         plan.generate(path, text);
+    }
+    if envtest {
+        let mode = project.webhook_certs.as_str();
+        let text = renderer.render(&format!("webhook_certs/{mode}/envtest.rs.hbs"), &ctx)?;
+        plan.generate(ENVTEST, text);
     }
     Ok(())
 }
 
-/// The files of the project's mode, by path.
-pub fn render(renderer: &Renderer, project: &Project) -> Result<Vec<(String, String)>> {
-    let ctx = context(project);
+/// The files of the project's mode under `config/`, by path.
+fn render(renderer: &Renderer, project: &Project, ctx: &Ctx) -> Result<Vec<(String, String)>> {
     let mode = project.webhook_certs.as_str();
     let template = |name: &str| format!("webhook_certs/{mode}/{name}.hbs");
     Ok(vec![
         (
             format!("{DIR}/kustomization.yaml"),
-            renderer.render(&template("kustomization.yaml"), &ctx)?,
+            renderer.render(&template("kustomization.yaml"), ctx)?,
         ),
         (
             format!("{DIR}/resources.yaml"),
-            renderer.render(&template("resources.yaml"), &ctx)?,
+            renderer.render(&template("resources.yaml"), ctx)?,
         ),
         (
             format!("{DIR}/kustomizeconfig.yaml"),
-            renderer.render("webhook_certs/kustomizeconfig.yaml.hbs", &ctx)?,
+            renderer.render("webhook_certs/kustomizeconfig.yaml.hbs", ctx)?,
         ),
         (
             MANAGER_PATCH.to_string(),
-            renderer.render(&template("manager_webhook_patch.yaml"), &ctx)?,
+            renderer.render(&template("manager_webhook_patch.yaml"), ctx)?,
         ),
         (
             REPLACEMENTS.to_string(),
-            renderer.render(&template("replacements.yaml"), &ctx)?,
+            renderer.render(&template("replacements.yaml"), ctx)?,
         ),
     ])
 }
 
-fn context(project: &Project) -> Ctx {
+fn context(project: &Project, boilerplate: String) -> Ctx {
     let own = || project.resources.iter().filter(|r| r.path.is_some());
     let mutating = own().any(|r| r.webhooks.defaulting);
     let validating = own().any(|r| r.webhooks.validation);
@@ -107,6 +133,8 @@ fn context(project: &Project) -> Ctx {
         .collect();
     Ctx {
         project_name: project.project_name.clone(),
+        crate_name: project.project_name.to_snake_case(),
+        boilerplate,
         mutating,
         validating,
         crd_list: crds.join(","),

@@ -148,6 +148,27 @@ pub fn sample_code(
     g.sample_section(&side, visibility, &sample_doc(version, kind))
 }
 
+/// Whether the spec of `version` of `kind` has the field `field: Option<String>`, under
+/// its own name: the field `create api` scaffolds (`foo`), which the admission webhooks'
+/// example rules use while the user has not replaced it.
+pub fn has_optional_string(
+    sources: &Sources,
+    api_group: &str,
+    kind: &str,
+    version: &str,
+    field: &str,
+) -> Result<bool> {
+    let index = Index::build(&sources.files, &sources.krate, Default::default());
+    let side = find_side(&index, api_group, kind, version, "kind")?;
+    let g = Gen::new(&index, vec![side.clone()], kind);
+    Ok(g.fields(&side.spec).iter().any(|f| {
+        f.ident == field
+            && f.key == field
+            && !f.skipped
+            && f.ty.to_token_stream().to_string().replace(' ', "") == "Option<String>"
+    }))
+}
+
 /// The version of `kind` the API server stores: the one without `storage = false`.
 pub fn storage_version(sources: &Sources, api_group: &str, kind: &str) -> Result<String> {
     let index = Index::build(&sources.files, &sources.krate, Default::default());

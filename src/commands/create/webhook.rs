@@ -91,6 +91,9 @@ struct Ctx {
     validate_path_let: String,
     /// The kind version's module under `src/webhooks`: `batch_v1_cron_job`.
     module: String,
+    /// Whether the spec still has the scaffolded `foo: Option<String>`, which the
+    /// admission webhooks' example rules default and check.
+    foo_rules: bool,
 }
 
 const LIB: &str = "src/lib.rs";
@@ -242,7 +245,7 @@ pub fn plan(
         plan_conversion(&env, &mut plan, &mut ctx, &spokes, &recorded)?;
     }
     plan.generate(manifests::FILE, manifests::render(&updated)?);
-    certs::plan(&mut plan, renderer, &updated)?;
+    certs::plan(&mut plan, renderer, &updated, tree)?;
     plan.generate(project::FILE, updated.to_yaml());
     let kind = kind_clash::Kind {
         name: &args.kind,
@@ -483,11 +486,13 @@ fn plan_server(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx)
     if api::envtest_scaffolded(tree)? {
         scaffold_missing(tree, renderer, plan, ctx, ENVTEST_WEBHOOKS)?;
         plan.insert(api::ENVTEST_MAIN, "envtest-modules", "mod webhooks;");
-        plan.insert(
-            api::ENVTEST_MAIN,
-            "envtest-environment",
+        plan.insert(api::ENVTEST_MAIN, "envtest-modules", "mod webhook_certs;");
+        for field in [
             "webhooks: Some(webhooks::serve),",
-        );
+            "webhook_certs: webhook_certs::ISSUE,",
+        ] {
+            plan.insert(api::ENVTEST_MAIN, "envtest-environment", field);
+        }
     }
     plan.insert(LIB, "modules", "pub mod webhooks;");
     plan.insert(
@@ -636,6 +641,7 @@ fn plan_admission(env: &Env, plan: &mut Plan, ctx: &mut Ctx, kinds: &[Admission]
         force,
     } = *env;
     let module = module(ctx);
+    ctx.module = module.clone();
     let path = format!("src/webhooks/{module}.rs");
     if force || tree.read(Path::new(&path))?.is_none() {
         let sample = conversion::sample_code(
@@ -654,6 +660,8 @@ fn plan_admission(env: &Env, plan: &mut Plan, ctx: &mut Ctx, kinds: &[Admission]
             renderer.render("webhook/src/webhooks/kind.rs.hbs", &c)?,
         );
     }
+    ctx.foo_rules =
+        conversion::has_optional_string(sources, &ctx.api_group, &ctx.kind, &ctx.version, "foo")?;
     plan.insert(
         WEBHOOKS_MOD,
         "webhook-modules",
@@ -664,11 +672,9 @@ fn plan_admission(env: &Env, plan: &mut Plan, ctx: &mut Ctx, kinds: &[Admission]
     let envtest_test = format!("tests/envtest/{module}_admission.rs");
     if envtest {
         if force || tree.read(Path::new(&envtest_test))?.is_none() {
-            let mut c = ctx.clone();
-            c.module = module.clone();
             plan.scaffold(
                 &envtest_test,
-                renderer.render("webhook/tests/envtest/admission.rs.hbs", &c)?,
+                renderer.render("webhook/tests/envtest/admission.rs.hbs", ctx)?,
             );
         }
         plan.insert(
@@ -708,6 +714,14 @@ fn plan_admission(env: &Env, plan: &mut Plan, ctx: &mut Ctx, kinds: &[Admission]
                 &format!("{module}-admission"),
                 format!("{route:?},"),
             );
+            if ctx.foo_rules {
+                plan.insert(
+                    &envtest_test,
+                    &format!("{module}-admission-tests"),
+                    renderer
+                        .render(&format!("webhook/fragments/{fragment}_envtest.rs.hbs"), ctx)?,
+                );
+            }
         }
     }
     Ok(())

@@ -7,7 +7,7 @@ use clap::Args;
 use super::Generated;
 use crate::cli::Global;
 use crate::project::Project;
-use crate::scaffold::{Plan, Renderer};
+use crate::scaffold::{DiskTree, Plan, Renderer};
 use crate::webhook::{certs, manifests};
 
 #[derive(Debug, Args)]
@@ -30,7 +30,12 @@ pub fn plan(global: &Global) -> Result<Option<Generated>> {
     // Only where they were generated before: an older project keeps its certificate's
     // config under config/certmanager, its own files.
     if certs::any(&project) && global.dir.join(certs::DIR).is_dir() {
-        certs::plan(&mut plan, &Renderer::new()?, &project)?;
+        certs::plan(
+            &mut plan,
+            &Renderer::new()?,
+            &project,
+            &DiskTree::new(&global.dir),
+        )?;
     }
     Ok(Some(Generated {
         plan,

@@ -13,6 +13,7 @@ mod metrics_auth;
 mod crds;
 mod frigate_controller;
 mod webhooks;
+mod webhook_certs;
 mod frigate_conversion;
 mod ship_v2_frigate_admission;
 // +rsbuilder:scaffold:envtest-modules
@@ -23,6 +24,7 @@ mod ship_v2_frigate_admission;
 fn environment() -> control_plane::Environment {
     control_plane::Environment {
         webhooks: Some(webhooks::serve),
+        webhook_certs: webhook_certs::ISSUE,
         // +rsbuilder:scaffold:envtest-environment
         ..Default::default()
     }

@@ -84,3 +84,48 @@ async fn a_create_and_a_dry_run_go_through_every_webhook_and_only_the_create_sto
     );
     api.get(&real).await.expect("the created object is stored");
 }
+
+/// What the defaulting webhook sets is on the stored object: the API server applies its
+/// patch before it stores
+/// (https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#response).
+#[tokio::test]
+async fn the_stored_object_has_the_defaults_of_the_defaulting_webhook() {
+    use project_certs::webhooks::ship_v2_frigate::DEFAULT_FOO;
+    let namespace = control_plane().namespace("defaults").await;
+    let api = api(&namespace).await;
+    let mut object = sample(&namespace);
+    object.data["spec"]
+        .as_object_mut()
+        .expect("a spec")
+        .remove("foo");
+    let created = api
+        .create(&PostParams::default(), &object)
+        .await
+        .expect("a create");
+    assert_eq!(created.data["spec"]["foo"], DEFAULT_FOO);
+    let stored = api.get(&namespace).await.expect("the stored object");
+    assert_eq!(stored.data["spec"]["foo"], DEFAULT_FOO);
+}
+
+/// An object the validating webhook refuses is not stored, and the API server answers
+/// with the webhook's message
+/// (https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#response).
+#[tokio::test]
+async fn an_object_the_validating_webhook_refuses_gets_its_message_and_is_not_stored() {
+    use project_certs::webhooks::ship_v2_frigate::EMPTY_FOO;
+    let namespace = control_plane().namespace("refused").await;
+    let api = api(&namespace).await;
+    let mut object = sample(&namespace);
+    object.data["spec"]["foo"] = json!("");
+    match api.create(&PostParams::default(), &object).await {
+        Err(kube::Error::Api(status)) => {
+            assert!(status.message.contains(EMPTY_FOO), "{}", status.message);
+        }
+        other => panic!("an empty spec.foo was not refused: {other:?}"),
+    }
+    assert!(
+        matches!(api.get(&namespace).await, Err(kube::Error::Api(s)) if s.code == 404),
+        "a refused object was stored"
+    );
+}
+// +rsbuilder:scaffold:ship_v2_frigate-admission-tests

@@ -9,6 +9,7 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::Mutex;
+use std::time::Duration;
 
 use axum::body::{Body, to_bytes};
 use axum::extract::Request;
@@ -46,6 +47,9 @@ pub fn serve(
     std::mem::forget(trigger);
     let config = server::Config {
         addr: ([127, 0, 0, 1], port).into(),
+        // The manager's certificate task renews within seconds in the tests
+        // (`webhook_certs.rs`, where it runs).
+        reload_interval: Duration::from_secs(1),
         ..server::Config::new(port, cert_dir)
     };
     let router =

@@ -8,7 +8,11 @@
 //! installs besides is the test binary's `environment()` (envtest's install options): more
 //! CRD directories, and the project's webhooks, served by the test binary on 127.0.0.1
 //! with a certificate of the control plane's CA, their configurations and the CRDs'
-//! conversion pointed at it by `url:` as envtest's `WebhookInstallOptions` does.
+//! conversion pointed at it by `url:` as envtest's `WebhookInstallOptions` does. Where
+//! the manager issues its certificate itself (`--webhook-certs self`), the webhooks keep
+//! the Service of their manifests instead, and the API server reaches it through an HTTP
+//! CONNECT proxy of the tests (its egress selector for the cluster network, which envtest
+//! lacks).
 //!
 //! One control plane serves a whole test binary ([`control_plane`]); each test works in a
 //! namespace of its own ([`ControlPlane::namespace`]). What envtest has not: no kubelet (no
@@ -72,17 +76,41 @@ pub struct Environment {
     /// `config/webhook/manifests.yaml` and the conversion of the CRDs that
     /// `config/crd/patches/webhook_in_<plural>.yaml` converts, pointed at it.
     pub webhooks: Option<ServeWebhooks>,
+    /// Who signs the webhook server's certificate: the control plane's CA (`None`), or
+    /// the manager's own certificate task (`--webhook-certs self`), run as the manager's
+    /// user with what `config/webhook-certs` grants, which injects its CA into the
+    /// configurations and CRDs, their webhooks keeping the Service of the manifests.
+    pub webhook_certs: Option<IssueCerts>,
 }
 
 /// Runs a webhook server until the test binary ends.
 pub type ServeWebhooks =
     fn(u16, PathBuf) -> Pin<Box<dyn Future<Output = anyhow::Result<()>> + Send>>;
 
+/// Starts the manager's certificate task as the client's user, to run until the test
+/// binary ends; resolves once the webhook server serves a certificate of the CA it
+/// injected.
+pub type IssueCerts =
+    fn(Client, ManagerCerts) -> Pin<Box<dyn Future<Output = anyhow::Result<()>> + Send>>;
+
+/// What the manager's certificate task is told, as its flags tell it in a cluster: the
+/// names of `config/webhook`, and where the tests' webhook server reads its certificate.
+pub struct ManagerCerts {
+    pub namespace: String,
+    pub service: String,
+    pub mutating: Option<String>,
+    pub validating: Option<String>,
+    pub conversion_crds: Vec<String>,
+    pub cert_dir: PathBuf,
+    pub port: u16,
+}
+
 impl Default for Environment {
     fn default() -> Self {
         Self {
             crd_directories: vec!["config/crd/bases"],
             webhooks: None,
+            webhook_certs: None,
         }
     }
 }
@@ -97,14 +125,21 @@ pub struct ControlPlane {
 
 /// Where the test binary serves the webhooks.
 struct WebhookServer {
-    url: String,
-    ca_bundle: Value,
+    port: u16,
+    cert_dir: PathBuf,
+    /// The control plane's CA, for `url:` client configs; `None` where the manager
+    /// injects its own into the manifests' Service references.
+    ca_bundle: Option<Value>,
 }
 
 static CONTROL_PLANE: OnceLock<Result<ControlPlane, String>> = OnceLock::new();
 static PROCESSES: Mutex<Vec<Child>> = Mutex::new(Vec::new());
 /// The control plane's directory, removed when the test binary exits.
 static DIR: OnceLock<PathBuf> = OnceLock::new();
+/// Where the tests' HTTP CONNECT proxy takes a connection to `host:port` (a Service's
+/// cluster IP and port, as the API server resolves a webhook's Service): a port on
+/// 127.0.0.1.
+static ROUTES: Mutex<BTreeMap<String, u16>> = Mutex::new(BTreeMap::new());
 
 /// The control plane of this test binary, started by the first test that asks, with what
 /// the test binary's `environment()` installs.
@@ -187,6 +222,26 @@ async fn start(environment: Environment) -> anyhow::Result<ControlPlane> {
             "--unsafe-no-fsync=true".into(),
         ],
     )?;
+    // The API server's connections to the cluster network (a webhook's Service) go to
+    // the tests' proxy
+    // (https://kubernetes.io/docs/tasks/extend-kubernetes/setup-konnectivity/), over a
+    // Unix socket: kube-apiserver 1.37 cannot dial one over TCP without TLS.
+    let socket = dir.join("egress.sock");
+    let proxy = tokio::net::UnixListener::bind(&socket)?;
+    let uds = format!("        udsName: {}", socket.display());
+    let egress = [
+        "apiVersion: apiserver.k8s.io/v1beta1",
+        "kind: EgressSelectorConfiguration",
+        "egressSelections:",
+        "- name: cluster",
+        "  connection:",
+        "    proxyProtocol: HTTPConnect",
+        "    transport:",
+        "      uds:",
+        &uds,
+    ];
+    std::fs::write(dir.join("egress.yaml"), egress.join("\n"))?;
+    tokio::spawn(egress_proxy(proxy));
     let port = free_port()?;
     // As controller-runtime's envtest starts it (pkg/internal/testing/controlplane).
     spawn(
@@ -211,6 +266,7 @@ async fn start(environment: Environment) -> anyhow::Result<ControlPlane> {
             format!("--service-account-issuer=https://127.0.0.1:{port}"),
             format!("--service-account-key-file={}", path("sa.pub")),
             format!("--service-account-signing-key-file={}", path("sa.key")),
+            format!("--egress-selector-config-file={}", path("egress.yaml")),
         ],
     )?;
     let control_plane = ControlPlane {
@@ -221,8 +277,9 @@ async fn start(environment: Environment) -> anyhow::Result<ControlPlane> {
     };
     let installed = async {
         control_plane.wait_ready().await?;
+        let by_manager = environment.webhook_certs.is_some();
         let webhooks = match environment.webhooks {
-            Some(serve) => Some(control_plane.serve_webhooks(serve).await?),
+            Some(serve) => Some(control_plane.serve_webhooks(serve, by_manager).await?),
             None => None,
         };
         control_plane
@@ -230,6 +287,9 @@ async fn start(environment: Environment) -> anyhow::Result<ControlPlane> {
             .await?;
         if let Some(webhooks) = &webhooks {
             control_plane.install_webhook_configurations(webhooks).await;
+            if let Some(issue) = environment.webhook_certs {
+                control_plane.issue_certs(issue, webhooks).await?;
+            }
         }
         anyhow::Ok(())
     };
@@ -352,11 +412,18 @@ impl ControlPlane {
             .await;
     }
 
-    /// Grants `user` the role in the project file `path`: a ClusterRole cluster-wide, a
-    /// Role in `namespace`.
+    /// Grants `user` the roles in the project file `path`: each ClusterRole cluster-wide,
+    /// each Role in `namespace`.
     pub async fn grant(&self, user: &str, namespace: &str, path: &str) {
         let admin = self.admin().await;
-        self.bind(&admin, manifest(path), user, namespace).await;
+        let roles: Vec<Value> = documents(&Path::new(PROJECT).join(path))
+            .into_iter()
+            .filter(|d| d["kind"] == "Role" || d["kind"] == "ClusterRole")
+            .collect();
+        assert!(!roles.is_empty(), "{path} holds no role");
+        for role in roles {
+            self.bind(&admin, role, user, namespace).await;
+        }
     }
 
     /// Creates `role` (named after `user`, so that users can hold different versions of
@@ -430,14 +497,27 @@ impl ControlPlane {
     }
 
     /// Serves the webhooks with `serve` on a free port, with a certificate of this
-    /// control plane's CA for 127.0.0.1, and waits until they listen.
-    async fn serve_webhooks(&self, serve: ServeWebhooks) -> anyhow::Result<WebhookServer> {
+    /// control plane's CA for 127.0.0.1 unless the manager issues one (`by_manager`),
+    /// and waits until they listen.
+    async fn serve_webhooks(
+        &self,
+        serve: ServeWebhooks,
+        by_manager: bool,
+    ) -> anyhow::Result<WebhookServer> {
         let cert_dir = self.dir.join("webhook-certs");
         std::fs::create_dir_all(&cert_dir)?;
-        serving_certificate(&self.ca, &cert_dir, "tls")?;
+        let ca_bundle = if by_manager {
+            None
+        } else {
+            serving_certificate(&self.ca, &cert_dir, "tls")?;
+            Some(serde_json::to_value(ByteString(
+                self.ca_pem.clone().into_bytes(),
+            ))?)
+        };
         let port = free_port()?;
+        let dir = cert_dir.clone();
         tokio::spawn(async move {
-            if let Err(error) = serve(port, cert_dir).await {
+            if let Err(error) = serve(port, dir).await {
                 eprintln!("the webhook server of the tests stopped: {error:#}");
             }
         });
@@ -449,9 +529,100 @@ impl ControlPlane {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         Ok(WebhookServer {
-            url: format!("https://127.0.0.1:{port}"),
-            ca_bundle: serde_json::to_value(ByteString(self.ca_pem.clone().into_bytes()))?,
+            port,
+            cert_dir,
+            ca_bundle,
         })
+    }
+
+    /// Runs the manager's certificate task as in a cluster: as the manager's user in the
+    /// namespace of the webhook Service, created from `config/webhook/service.yaml` and
+    /// routed to the tests' webhook server, with what `config/webhook-certs` grants.
+    /// Returns once the API server calls the webhooks with that certificate: every
+    /// sample passes a dry-run create.
+    async fn issue_certs(&self, issue: IssueCerts, server: &WebhookServer) -> anyhow::Result<()> {
+        use anyhow::Context as _;
+        let admin = self.admin().await;
+        let service = manifest("config/webhook/service.yaml");
+        let namespace = service["metadata"]["namespace"]
+            .as_str()
+            .unwrap_or("default")
+            .to_string();
+        let namespaces: Api<Namespace> = Api::all(admin.clone());
+        let object = serde_json::from_value(json!({"metadata": {"name": namespace}}))?;
+        match namespaces.create(&PostParams::default(), &object).await {
+            Err(kube::Error::Api(status)) if status.is_already_exists() => {}
+            created => {
+                created.context("the webhook Service's namespace")?;
+            }
+        }
+        let created = apply(&admin, Some(&namespace), &service).await;
+        let cluster_ip = created.data["spec"]["clusterIP"]
+            .as_str()
+            .context("the webhook Service has no cluster IP")?;
+        for port in created.data["spec"]["ports"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            let target = format!("{cluster_ip}:{}", port["port"]);
+            routes().insert(target, server.port);
+        }
+        let user = manager_user(&namespace);
+        self.grant(&user, &namespace, "config/webhook-certs/resources.yaml")
+            .await;
+        let configurations = manifests_in("config/webhook");
+        let named = |kind: &str| {
+            let found = configurations.iter().find(|c| c["kind"] == kind);
+            found.map(|c| c.name_or(kind))
+        };
+        let conversion_crds = manifests_in("config/crd/patches")
+            .iter()
+            .filter(|patch| patch["spec"]["conversion"]["strategy"] == "Webhook")
+            .map(|patch| patch.name_or("crd"))
+            .collect();
+        let certs = ManagerCerts {
+            namespace,
+            service: service.name_or("webhook-service"),
+            mutating: named("MutatingWebhookConfiguration"),
+            validating: named("ValidatingWebhookConfiguration"),
+            conversion_crds,
+            cert_dir: server.cert_dir.clone(),
+            port: server.port,
+        };
+        issue(self.client(&user, &[]).await, certs)
+            .await
+            .context("the manager's certificate task")?;
+        // The API server reads the injected bundles from its caches a moment later.
+        let started = Instant::now();
+        while let Err(error) = self.dry_run_samples("default").await {
+            if started.elapsed() > START_TIMEOUT {
+                anyhow::bail!("the API server cannot call the webhooks: {error}");
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        Ok(())
+    }
+
+    /// Creates every sample of `config/samples` as a dry run (in `namespace` when its
+    /// kind is namespaced), which calls the webhooks of its kind and version (and the
+    /// conversion to the stored version) and stores nothing; the first refusal.
+    pub async fn dry_run_samples(&self, namespace: &str) -> Result<(), String> {
+        let admin = self.admin().await;
+        let dry_run = PostParams {
+            dry_run: true,
+            ..PostParams::default()
+        };
+        for sample in manifests_in("config/samples") {
+            let scope = namespaced(&sample).then_some(namespace);
+            let object: DynamicObject =
+                serde_json::from_value(sample.clone()).map_err(|e| e.to_string())?;
+            dynamic_api(&admin, scope, &sample)
+                .create(&dry_run, &object)
+                .await
+                .map_err(|e| format!("{}: {e}", sample.name_or("sample")))?;
+        }
+        Ok(())
     }
 
     /// `config/webhook/manifests.yaml`, each webhook pointed at the test's server.
@@ -514,11 +685,56 @@ impl ControlPlane {
 }
 
 impl WebhookServer {
-    /// `config` (a Service reference, as the manifests have it) as a URL of this server.
+    /// `config` (a Service reference, as the manifests have it) as a URL of this server,
+    /// or as it is where the manager injects its CA.
     fn client_config(&self, config: &Value) -> Value {
+        let Some(ca_bundle) = &self.ca_bundle else {
+            return config.clone();
+        };
         let path = config["service"]["path"].as_str().unwrap_or("/");
-        json!({"url": format!("{}{path}", self.url), "caBundle": self.ca_bundle})
+        let url = format!("https://127.0.0.1:{}{path}", self.port);
+        json!({"url": url, "caBundle": ca_bundle})
     }
+}
+
+fn routes() -> std::sync::MutexGuard<'static, BTreeMap<String, u16>> {
+    ROUTES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The API server's egress to the cluster network: a tunnel to the route of each
+/// `CONNECT host:port`, and 502 Bad Gateway for a target without one.
+async fn egress_proxy(listener: tokio::net::UnixListener) {
+    while let Ok((stream, _)) = listener.accept().await {
+        tokio::spawn(tunnel(stream));
+    }
+}
+
+async fn tunnel(mut stream: tokio::net::UnixStream) -> std::io::Result<()> {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    // The client sends nothing more before the answer to its request head.
+    let mut head = Vec::new();
+    let mut buf = [0; 1024];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        let read = stream.read(&mut buf).await?;
+        if read == 0 || head.len() > 8192 {
+            return Ok(());
+        }
+        head.extend_from_slice(&buf[..read]);
+    }
+    let head = String::from_utf8_lossy(&head);
+    let target = head
+        .strip_prefix("CONNECT ")
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap_or_default();
+    let Some(port) = routes().get(target).copied() else {
+        return stream.write_all(b"HTTP/1.1 502 Bad Gateway\r\n\r\n").await;
+    };
+    let mut upstream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await?;
+    stream
+        .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        .await?;
+    tokio::io::copy_bidirectional(&mut stream, &mut upstream).await?;
+    Ok(())
 }
 
 /// Writes `<name>.crt` and `<name>.key` into `dir`: a serving certificate for 127.0.0.1
@@ -566,6 +782,18 @@ pub fn dynamic_api(client: &Client, namespace: Option<&str>, object: &Value) -> 
         Some(namespace) => Api::namespaced_with(client.clone(), namespace, &resource),
         None => Api::all_with(client.clone(), &resource),
     }
+}
+
+/// Whether `object`'s kind is namespaced: as its CRD says, and so for Kubernetes' own
+/// kinds that tests create.
+fn namespaced(object: &Value) -> bool {
+    let api_version = object["apiVersion"].as_str().unwrap_or_default();
+    let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+    !manifests_in("config/crd/bases").iter().any(|crd| {
+        crd["spec"]["group"] == group
+            && crd["spec"]["names"]["kind"] == object["kind"]
+            && crd["spec"]["scope"] == "Cluster"
+    })
 }
 
 /// The plural of a kind: from the project's CRDs, else the lowercase kind plus `s`, which

@@ -13,11 +13,17 @@ use tracing::debug;
 use super::admission;
 use crate::api::batch::v1::cron_job::CronJob;
 
+/// What `default` gives `spec.foo` when a CronJob comes without one.
+pub const DEFAULT_FOO: &str = "default";
+
 /// Sets the defaults of a CronJob that is created or updated. The API server receives
 /// them as a JSON patch.
 pub fn default(cron_job: &mut CronJob) {
     debug!(name = %cron_job.name_any(), "defaulting a CronJob");
-    // TODO(user): set defaults, e.g. `cron_job.spec.foo.get_or_insert_with(|| "bar".into());`
+    // TODO(user): the defaults of a CronJob; this example fills in `spec.foo`.
+    if cron_job.spec.foo.is_none() {
+        cron_job.spec.foo = Some(DEFAULT_FOO.to_string());
+    }
 }
 
 /// `POST /mutate-batch-example-com-v1-cronjob`: the defaulting webhook. Its patch holds what `default` changed;
@@ -25,19 +31,26 @@ pub fn default(cron_job: &mut CronJob) {
 pub async fn mutate(body: Bytes) -> Response {
     super::json(&admission::mutate(&body, default))
 }
+/// Why `validate_create` refuses a CronJob: the example rule.
+pub const EMPTY_FOO: &str = "spec.foo must not be empty";
+
 /// Checks a CronJob that is created; an `Err` rejects it with its message.
 pub fn validate_create(cron_job: &CronJob) -> admission::Verdict {
     debug!(name = %cron_job.name_any(), "validating a new CronJob");
-    // TODO(user): the rules of a new CronJob; `Err("why".into())` rejects it.
+    // TODO(user): the rules of a new CronJob; this example refuses an empty `spec.foo`.
+    if cron_job.spec.foo.as_deref() == Some("") {
+        return Err(EMPTY_FOO.into());
+    }
     Ok(())
 }
 
 /// Checks a change of a CronJob, from `old` to `new`.
 pub fn validate_update(old: &CronJob, new: &CronJob) -> admission::Verdict {
     debug!(name = %new.name_any(), "validating a change of a CronJob");
-    // TODO(user): the rules of a change, e.g. fields that must not change.
+    // TODO(user): the rules of a change, e.g. fields that must not change; this example
+    // keeps those of a new CronJob.
     let _ = old;
-    Ok(())
+    validate_create(new)
 }
 
 /// Checks the deletion of a CronJob. The API server asks only once DELETE is added to
@@ -131,11 +144,22 @@ mod tests {
         }
     }
 
+    /// The example default: a CronJob sent without `spec.foo` gets `DEFAULT_FOO` by a
+    /// JSON patch; one sent with it gets no patch.
     #[tokio::test]
-    async fn the_defaulting_webhook_answers_a_review() {
+    async fn the_defaulting_webhook_fills_in_foo_and_keeps_a_given_one() {
         let path = "/mutate-batch-example-com-v1-cronjob";
+        let mut sent = object();
+        sent["spec"].as_object_mut().expect("a spec").remove("foo");
+        let answer = call(path, "CREATE", sent, Value::Null).await;
+        assert_eq!(answer["allowed"], true, "{answer}");
+        let patch: Vec<u8> = serde_json::from_value(answer["patch"].clone()).expect("a patch");
+        let patch: Value = serde_json::from_slice(&patch).expect("a JSON patch");
+        let added = json!([{"op": "add", "path": "/spec/foo", "value": super::DEFAULT_FOO}]);
+        assert_eq!(patch, added);
         let answer = call(path, "CREATE", object(), Value::Null).await;
         assert_eq!(answer["allowed"], true, "{answer}");
+        assert_eq!(answer["patch"], Value::Null, "{answer}");
     }
 
     /// A field this version of the manager does not know (from a newer CRD, during a rolling
@@ -161,6 +185,24 @@ mod tests {
         ] {
             let answer = call(path, operation, object, old_object).await;
             assert_eq!(answer["allowed"], true, "{operation}: {answer}");
+        }
+    }
+
+    /// The example rule: a CronJob created or changed with an empty `spec.foo` is refused,
+    /// with the rule's message.
+    #[tokio::test]
+    async fn the_validating_webhook_refuses_an_empty_foo() {
+        let path = "/validate-batch-example-com-v1-cronjob";
+        let mut empty = object();
+        empty["spec"]["foo"] = json!("");
+        for (operation, object, old_object) in [
+            ("CREATE", empty.clone(), Value::Null),
+            ("UPDATE", empty, object()),
+        ] {
+            let answer = call(path, operation, object, old_object).await;
+            assert_eq!(answer["allowed"], false, "{operation}: {answer}");
+            let message = &answer["status"]["message"];
+            assert_eq!(message, super::EMPTY_FOO, "{operation}: {answer}");
         }
     }
     // +rsbuilder:scaffold:webhook-tests

@@ -14,6 +14,7 @@ mod crds;
 mod cron_job_controller;
 mod tenant_controller;
 mod webhooks;
+mod webhook_certs;
 mod cron_job_conversion;
 mod batch_v1_cron_job_admission;
 // +rsbuilder:scaffold:envtest-modules
@@ -24,6 +25,7 @@ mod batch_v1_cron_job_admission;
 fn environment() -> control_plane::Environment {
     control_plane::Environment {
         webhooks: Some(webhooks::serve),
+        webhook_certs: webhook_certs::ISSUE,
         // +rsbuilder:scaffold:envtest-environment
         ..Default::default()
     }
