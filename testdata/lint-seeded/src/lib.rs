@@ -7,6 +7,7 @@
 
 pub mod api;
 pub mod controllers;
+pub mod deadline;
 pub mod leader;
 pub mod metrics;
 pub mod metrics_auth;

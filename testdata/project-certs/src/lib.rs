@@ -8,6 +8,7 @@
 
 pub mod api;
 pub mod controllers;
+pub mod deadline;
 pub mod leader;
 pub mod metrics;
 pub mod metrics_auth;

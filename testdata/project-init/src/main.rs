@@ -11,10 +11,11 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use clap::Parser;
-use kube::{Client, Config};
+use kube::Config;
 use tracing::info;
 
 use project_init::controllers::{self, Context};
+use project_init::deadline;
 use project_init::leader::{Candidate, Leadership};
 use project_init::metrics::Metrics;
 use project_init::metrics_auth::MetricsAuth;
@@ -54,6 +55,10 @@ struct Args {
     /// Log format
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
+    /// How long a request to the API server may take before it fails (watches excepted),
+    /// e.g. `60s`, `2m`
+    #[arg(long, default_value = "60s", value_parser = deadline::parse_duration)]
+    api_request_timeout: std::time::Duration,
     // +rsbuilder:scaffold:manager-flags
 }
 
@@ -74,8 +79,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let config = Config::infer()
         .await
         .context("cannot configure a Kubernetes client (set KUBECONFIG or run inside a cluster)")?;
-    let client =
-        Client::try_from(config.clone()).context("cannot configure a Kubernetes client")?;
+    let client = deadline::client(config.clone(), args.api_request_timeout)?;
     let version = client
         .apiserver_version()
         .await

@@ -7,6 +7,7 @@
 #[path = "../support/control_plane.rs"]
 mod control_plane;
 
+mod deadline;
 mod leader;
 mod metrics_auth;
 mod crds;
