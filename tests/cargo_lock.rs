@@ -307,3 +307,35 @@ fn make_docker_build_refuses_to_build_without_cargo_lock() {
         );
     }
 }
+
+/// `packages: write` is granted to the job that pushes, on tags, and nowhere else: a pull
+/// request's workflow never holds a token that can publish.
+#[test]
+fn only_the_job_that_pushes_on_tags_may_write_packages() {
+    for (name, dir) in golden_copies() {
+        let text = fs::read_to_string(dir.path().join(".github/workflows/image.yml")).unwrap();
+        let workflow: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+        assert_eq!(
+            workflow["permissions"]["packages"],
+            serde_yaml::Value::Null,
+            "{name}: packages granted workflow-wide"
+        );
+        let jobs = workflow["jobs"].as_mapping().unwrap();
+        for (job, spec) in jobs {
+            let writes = spec["permissions"]["packages"] == "write";
+            let pushes = spec["steps"]
+                .as_sequence()
+                .unwrap()
+                .iter()
+                .any(|s| s["with"]["push"] == true);
+            let on_tags = spec["if"]
+                .as_str()
+                .is_some_and(|c| c == "startsWith(github.ref, 'refs/tags/v')");
+            assert_eq!(writes, pushes, "{name}: job {job:?}");
+            assert!(
+                !writes || on_tags,
+                "{name}: job {job:?} writes packages off tags"
+            );
+        }
+    }
+}
