@@ -114,3 +114,29 @@ async fn a_metrics_server_that_cannot_bind_stops_the_manager_with_an_error() {
     drop(holder);
     std::fs::remove_dir_all(&dir).expect("removable");
 }
+
+/// Kubernetes kills the container once its grace period is over: it must cover the
+/// drain and the Lease's release, or a graceful stop leaves the Lease held until it
+/// expires and no replica leads meanwhile.
+#[test]
+fn the_pods_grace_period_covers_the_drain_and_the_release_of_the_lease() {
+    use lint_seeded::leader::RENEW_DEADLINE;
+    use lint_seeded::supervisor::GRACEFUL_SHUTDOWN_TIMEOUT;
+
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/config/manager/manager.yaml");
+    let text = std::fs::read_to_string(path).expect("config/manager/manager.yaml");
+    let documents: Vec<serde_json::Value> =
+        serde_saphyr::from_multiple(&text).expect("YAML documents");
+    let deployment = documents
+        .iter()
+        .find(|d| d["kind"] == "Deployment")
+        .expect("the manager's Deployment");
+    let grace = deployment["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
+        .as_u64()
+        .expect("terminationGracePeriodSeconds");
+    let needed = GRACEFUL_SHUTDOWN_TIMEOUT + RENEW_DEADLINE;
+    assert!(
+        grace > needed.as_secs(),
+        "terminationGracePeriodSeconds {grace} s does not cover {needed:?}"
+    );
+}
