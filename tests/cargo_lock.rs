@@ -339,3 +339,29 @@ fn only_the_job_that_pushes_on_tags_may_write_packages() {
         }
     }
 }
+
+/// hyper's HTTP client serves only the tests (`tls::testing`): the manager's binary is
+/// built without it.
+#[test]
+fn hypers_client_is_a_dev_dependency_only() {
+    for name in golden_projects() {
+        let path = repo_root().join("testdata").join(&name).join("Cargo.toml");
+        let manifest: toml_edit::DocumentMut = fs::read_to_string(&path).unwrap().parse().unwrap();
+        let features = |table: &str| -> Vec<String> {
+            manifest[table]["hyper"]["features"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|f| f.as_str().map(str::to_string))
+                .collect()
+        };
+        assert!(
+            !features("dependencies").contains(&"client".to_string()),
+            "{name}: hyper's client is a dependency of the manager"
+        );
+        assert!(
+            features("dev-dependencies").contains(&"client".to_string()),
+            "{name}: the tests lack hyper's client"
+        );
+    }
+}

@@ -533,7 +533,7 @@ fn plan_server(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx)
     for (name, spec) in [
         (
             "hyper",
-            r#"{ version = "1", features = ["client", "server", "http1"] }"#,
+            r#"{ version = "1", features = ["server", "http1"] }"#,
         ),
         (
             "hyper-util",
