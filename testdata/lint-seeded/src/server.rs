@@ -4,7 +4,7 @@
 //! callers only, unless `--metrics-secure=false`), and the health probes the kubelet
 //! calls.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -145,13 +145,40 @@ pub async fn serve_probes(
 }
 
 /// Binds the `what` server to `addr`. The manager binds its servers before it starts
-/// anything else, so that a port in use stops it at once.
+/// anything else, so that a port in use stops it at once. The unspecified IPv6 address
+/// (`[::]`, the default of every server) listens on IPv4 too, as Go's `:8081` does, so
+/// that probes and the API server reach it in IPv4, IPv6 and dual-stack clusters alike;
+/// on a host without IPv6 it is IPv4's (`0.0.0.0`).
 pub async fn bind(what: &str, addr: SocketAddr) -> anyhow::Result<TcpListener> {
-    let listener = TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("cannot bind the {what} server to {addr}"))?;
-    info!(%addr, "serving {what}");
+    let listener =
+        listen(addr).with_context(|| format!("cannot bind the {what} server to {addr}"))?;
+    info!(addr = %listener.local_addr()?, "serving {what}");
     Ok(listener)
+}
+
+fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    use socket2::{Domain, Protocol, Socket, Type};
+    let dual_stack = addr.ip() == IpAddr::V6(Ipv6Addr::UNSPECIFIED);
+    let domain = Domain::for_address(addr);
+    let socket = match Socket::new(domain, Type::STREAM, Some(Protocol::TCP)) {
+        Ok(socket) => socket,
+        // The kernel has no IPv6 (`ipv6.disable=1`).
+        Err(_) if dual_stack => {
+            let ipv4 = SocketAddr::new(IpAddr::V4(Ipv4Addr::UNSPECIFIED), addr.port());
+            return listen(ipv4);
+        }
+        Err(error) => return Err(error),
+    };
+    if dual_stack {
+        socket.set_only_v6(false)?;
+    }
+    // As std's and tokio's listeners: a restarted manager binds while old connections
+    // linger in TIME_WAIT.
+    socket.set_reuse_address(true)?;
+    socket.set_nonblocking(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(1024)?;
+    TcpListener::from_std(socket.into())
 }
 
 /// Serves `router` over plain HTTP until `shutdown`.
@@ -200,6 +227,25 @@ mod tests {
 
     use super::*;
     use crate::tls::testing::{CERT_A, KEY_A, assert_picks_up_a_renewal, temp_dir, write_pair};
+
+    /// The default address, `[::]`, serves IPv4 and IPv6 clients alike (where the host has
+    /// no IPv6, it is `0.0.0.0`'s).
+    #[tokio::test]
+    async fn the_unspecified_ipv6_address_serves_ipv4_and_ipv6_clients() {
+        let addr = "[::]:0".parse().expect("an address");
+        let listener = bind("test", addr).await.expect("a listener");
+        let port = listener.local_addr().expect("an address").port();
+        let has_ipv6 = std::net::TcpListener::bind("[::1]:0").is_ok();
+        let mut clients = vec!["127.0.0.1"];
+        if has_ipv6 {
+            clients.push("[::1]");
+        }
+        for client in clients {
+            let addr: SocketAddr = format!("{client}:{port}").parse().expect("an address");
+            let connected = tokio::net::TcpStream::connect(addr).await;
+            assert!(connected.is_ok(), "{addr}: {connected:?}");
+        }
+    }
 
     /// Metrics authentication whose API server is never asked: this test looks at the
     /// TLS handshake only.

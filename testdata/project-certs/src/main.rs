@@ -29,7 +29,7 @@ use project_certs::tls;
 #[command(version, about = "The project-certs controller manager")]
 struct Args {
     /// Address the Prometheus `/metrics` endpoint binds to
-    #[arg(long, default_value = "0.0.0.0:8443")]
+    #[arg(long, default_value = "[::]:8443")]
     metrics_bind_address: SocketAddr,
     /// Serve `/metrics` over HTTPS, only to callers allowed to `get /metrics` (checked with
     /// TokenReviews and SubjectAccessReviews); `false` serves it over plain HTTP to anyone
@@ -41,7 +41,7 @@ struct Args {
     #[arg(long)]
     metrics_cert_dir: Option<PathBuf>,
     /// Address the `/healthz` and `/readyz` probes bind to
-    #[arg(long, default_value = "0.0.0.0:8081")]
+    #[arg(long, default_value = "[::]:8081")]
     health_probe_bind_address: SocketAddr,
     /// Elect a leader through a Lease, so several replicas can run with one active
     #[arg(long)]
@@ -59,6 +59,9 @@ struct Args {
     /// e.g. `60s`, `2m`
     #[arg(long, default_value = "60s", value_parser = deadline::parse_duration)]
     api_request_timeout: std::time::Duration,
+    /// Address the webhook server listens on; `::` listens on IPv4 too
+    #[arg(long, default_value = "::")]
+    webhook_host: std::net::IpAddr,
     /// Port of the webhook server (HTTPS)
     #[arg(long, default_value_t = 9443)]
     webhook_port: u16,
@@ -154,7 +157,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
         manager.spawn(
             "webhook server",
             project_certs::webhooks::serve(
-                args.webhook_port,
+                std::net::SocketAddr::new(args.webhook_host, args.webhook_port),
                 args.webhook_cert_dir.clone(),
                 args.webhook_conversion_body_limit,
                 health.part("webhook-server"),

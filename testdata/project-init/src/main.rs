@@ -29,7 +29,7 @@ use project_init::tls;
 #[command(version, about = "The project-init controller manager")]
 struct Args {
     /// Address the Prometheus `/metrics` endpoint binds to
-    #[arg(long, default_value = "0.0.0.0:8443")]
+    #[arg(long, default_value = "[::]:8443")]
     metrics_bind_address: SocketAddr,
     /// Serve `/metrics` over HTTPS, only to callers allowed to `get /metrics` (checked with
     /// TokenReviews and SubjectAccessReviews); `false` serves it over plain HTTP to anyone
@@ -41,7 +41,7 @@ struct Args {
     #[arg(long)]
     metrics_cert_dir: Option<PathBuf>,
     /// Address the `/healthz` and `/readyz` probes bind to
-    #[arg(long, default_value = "0.0.0.0:8081")]
+    #[arg(long, default_value = "[::]:8081")]
     health_probe_bind_address: SocketAddr,
     /// Elect a leader through a Lease, so several replicas can run with one active
     #[arg(long)]

@@ -29,9 +29,9 @@ pub struct Config {
 }
 
 impl Config {
-    pub fn new(port: u16, cert_dir: PathBuf) -> Self {
+    pub fn new(addr: SocketAddr, cert_dir: PathBuf) -> Self {
         Self {
-            addr: SocketAddr::from(([0, 0, 0, 0], port)),
+            addr,
             cert_dir,
             reload_interval: tls::RELOAD_INTERVAL,
         }

@@ -46,11 +46,10 @@ pub fn serve(
     // Never fired: the server stops with the test binary.
     std::mem::forget(trigger);
     let config = server::Config {
-        addr: ([127, 0, 0, 1], port).into(),
         // The manager's certificate task renews within seconds in the tests
         // (`webhook_certs.rs`, where it runs).
         reload_interval: Duration::from_secs(1),
-        ..server::Config::new(port, cert_dir)
+        ..server::Config::new(([127, 0, 0, 1], port).into(), cert_dir)
     };
     let router =
         webhooks::router(webhooks::CONVERSION_BODY_LIMIT).layer(middleware::from_fn(record));

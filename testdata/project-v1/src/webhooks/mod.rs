@@ -13,6 +13,7 @@ pub mod lossless;
 pub mod batch_v1_cron_job;
 // +rsbuilder:scaffold:webhook-modules
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use axum::Router;
@@ -72,17 +73,17 @@ pub fn router(conversion_limit: usize) -> Router {
         })
 }
 
-/// Serves the webhooks over HTTPS on `port`, with the certificate in `cert_dir`, until
+/// Serves the webhooks over HTTPS on `addr`, with the certificate in `cert_dir`, until
 /// `shutdown`; `ready` tells `/readyz` whether a certificate is loaded.
 pub async fn serve(
-    port: u16,
+    addr: SocketAddr,
     cert_dir: PathBuf,
     conversion_limit: usize,
     ready: Readiness,
     shutdown: Shutdown,
 ) -> anyhow::Result<()> {
     server::serve(
-        server::Config::new(port, cert_dir),
+        server::Config::new(addr, cert_dir),
         router(conversion_limit),
         ready,
         shutdown,
