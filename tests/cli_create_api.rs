@@ -178,7 +178,7 @@ fn a_finalizer_only_with_the_flag() {
     for test in [
         "fn a_new_object_gets_the_finalizer_first()",
         "fn an_event_refused_during_cleanup_still_removes_the_finalizer()",
-        "fn a_failed_cleanup_keeps_the_finalizer()",
+        "fn a_status_write_that_fails_during_cleanup_still_removes_the_finalizer()",
     ] {
         assert!(tests.contains(test), "{test} in:\n{tests}");
     }

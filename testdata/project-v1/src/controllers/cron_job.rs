@@ -207,12 +207,15 @@ async fn converge(object: &CronJob, _ctx: &Context) -> Result<Outcome, Error> {
 /// which happens only after this succeeded: on an error the finalizer stays and the cleanup
 /// is retried. Children with an owner reference need nothing here: Kubernetes deletes them.
 async fn cleanup(object: &CronJob, ctx: &Context) -> Result<Action, Error> {
-    // Tells users, in the status, why the CronJob is still there.
+    // Tells users, in the status, why the CronJob is still there: a courtesy, which a
+    // status that cannot be written must not turn into a finalizer kept forever.
     let finalizing = Outcome::Progressing {
         reason: "Finalizing",
         message: "releasing what it holds outside the cluster".into(),
     };
-    report(object, ctx, &Ok(finalizing)).await?;
+    if let Err(error) = report(object, ctx, &Ok(finalizing)).await {
+        warn!(name = %object.name_any(), %error, "cannot record the cleanup in the status");
+    }
     // TODO(user): release what the CronJob holds outside the cluster. Like everything a
     // reconciler does, it must be idempotent: it may run again after a failure, or after
     // `apply` never ran.
