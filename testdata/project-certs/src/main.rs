@@ -59,6 +59,10 @@ struct Args {
     /// e.g. `60s`, `2m`
     #[arg(long, default_value = "60s", value_parser = deadline::parse_duration)]
     api_request_timeout: std::time::Duration,
+    /// How long a controller's watch may take to list its objects before the manager
+    /// exits (controller-runtime's `CacheSyncTimeout`), e.g. `2m`
+    #[arg(long, default_value = "2m", value_parser = deadline::parse_duration)]
+    cache_sync_timeout: std::time::Duration,
     /// Address the webhook server listens on; `::` listens on IPv4 too
     #[arg(long, default_value = "::")]
     webhook_host: std::net::IpAddr,
@@ -210,11 +214,14 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let ctx = Context::new(client, metrics, args.namespace);
     for (name, run) in controllers::all() {
         info!(controller = name, "starting controller");
-        let controller = run(ctx.clone(), shutdown.clone());
-        manager.spawn(format!("{name} controller"), async move {
-            controller.await;
-            Ok(())
-        });
+        // `/readyz` fails until its watch has listed every object.
+        let synced = health.part(name);
+        let controller = run(ctx.clone(), synced.clone(), shutdown.clone());
+        let timeout = args.cache_sync_timeout;
+        manager.spawn(
+            format!("{name} controller"),
+            controllers::supervise(name, controller, synced, timeout),
+        );
     }
 
     // A lost Lease ends the process at once, without a graceful shutdown: another replica

@@ -3,12 +3,14 @@
 //! Reconcilers, one module per kind, and the context they share.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use kube::Client;
 use kube::runtime::events::{Recorder, Reporter};
 
 use crate::metrics::Metrics;
+use crate::server::Readiness;
 use crate::shutdown::Shutdown;
 
 pub mod backoff;
@@ -17,8 +19,41 @@ pub mod frigate;
 pub mod config_map;
 // +rsbuilder:scaffold:controller-modules
 
-/// A controller's entry point: it runs until `shutdown` resolves.
-pub type Run = fn(Context, Shutdown) -> BoxFuture<'static, ()>;
+/// A controller's entry point: it runs until `shutdown` resolves, and sets its
+/// `Readiness` once its watch has listed every object.
+pub type Run = fn(Context, Readiness, Shutdown) -> BoxFuture<'static, ()>;
+
+/// Runs `controller` until it stops; fails when its watch has not listed every object
+/// within `timeout` (controller-runtime's `CacheSyncTimeout`). A watch that never syncs
+/// (its CRD missing, its RBAC without `list`, objects its types cannot read) would
+/// otherwise leave the controller idle behind green probes: the manager exits instead,
+/// and says why.
+pub async fn supervise(
+    name: &str,
+    controller: BoxFuture<'static, ()>,
+    synced: Readiness,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let mut controller = controller;
+    let sync = async {
+        while !synced.get() {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    tokio::select! {
+        () = &mut controller => return Ok(()),
+        in_time = tokio::time::timeout(timeout, sync) => {
+            if in_time.is_err() {
+                anyhow::bail!(
+                    "the {name} controller's watch did not list its objects within {timeout:?} \
+                     (is its CRD installed? may the manager list and watch them?)"
+                );
+            }
+        }
+    }
+    controller.await;
+    Ok(())
+}
 
 /// Every controller of this manager, by name; `rsbuilder create api` adds to this list.
 pub fn all() -> Vec<(&'static str, Run)> {

@@ -12,8 +12,9 @@ use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
 
 use lint_seeded::api::ship::frigate::Frigate;
-use lint_seeded::controllers::{Context, frigate as controller};
+use lint_seeded::controllers::{self, Context, frigate as controller};
 use lint_seeded::metrics::Metrics;
+use lint_seeded::server::Readiness;
 use lint_seeded::shutdown::{Shutdown, Trigger};
 
 use crate::control_plane::{control_plane, counter, eventually, manager_user};
@@ -33,6 +34,8 @@ async fn namespace(test: &str) -> String {
 struct Manager {
     ctx: Arc<Context>,
     metrics: Arc<Metrics>,
+    /// Set once the controller's watch has listed every object.
+    synced: Readiness,
     stop: Trigger,
 }
 
@@ -49,10 +52,12 @@ impl Manager {
         let metrics = Arc::new(Metrics::default());
         let ctx = Context::new(client, metrics.clone(), Some(namespace.into()));
         let (stop, shutdown) = Shutdown::channel();
-        tokio::spawn(controller::run(ctx.clone(), shutdown));
+        let synced = Readiness::default();
+        tokio::spawn(controller::run(ctx.clone(), synced.clone(), shutdown));
         Self {
             ctx: Arc::new(ctx),
             metrics,
+            synced,
             stop,
         }
     }
@@ -171,6 +176,45 @@ async fn a_new_frigate_becomes_ready_and_follows_spec_changes() {
         "a spec change makes a new generation"
     );
     wait_ready(&api, &name).await;
+}
+
+/// A controller syncs once its watch has listed every Frigate; one whose role lacks `list`
+/// on frigates never does, and `controllers::supervise` stops it at the cache sync
+/// timeout instead of leaving it idle behind green probes (controller-runtime's
+/// `CacheSyncTimeout`).
+#[tokio::test]
+async fn a_controller_whose_watch_cannot_list_never_syncs_and_fails_at_the_timeout() {
+    let namespace = namespace("sync").await;
+    let manager = Manager::start(&namespace, |_| {}).await;
+    eventually("the controller's watch syncs", || async {
+        manager.synced.get().then_some(())
+    })
+    .await;
+
+    let user = format!("{}-unlisted", manager_user(&namespace));
+    control_plane()
+        .grant_manager_role(&user, &namespace, |role| {
+            for rule in role["rules"].as_array_mut().expect("rules") {
+                if rule["resources"] == json!(["frigates"]) {
+                    let verbs = rule["verbs"].as_array_mut().expect("verbs");
+                    verbs.retain(|verb| verb != "list");
+                }
+            }
+        })
+        .await;
+    let client = control_plane().client(&user, &[]).await;
+    let metrics = Arc::new(Metrics::default());
+    let ctx = Context::new(client, metrics, Some(namespace.clone()));
+    let synced = Readiness::default();
+    let (_stop, shutdown) = Shutdown::channel();
+    let run = controller::run(ctx, synced.clone(), shutdown);
+    let timeout = Duration::from_secs(3);
+    let started = std::time::Instant::now();
+    let supervised = controllers::supervise(controller::NAME, run, synced.clone(), timeout);
+    let error = supervised.await.expect_err("synced without list");
+    assert!(error.to_string().contains("did not list"), "{error:#}");
+    assert!(!synced.get(), "not synced, yet ready");
+    assert!(started.elapsed() >= timeout, "failed before the timeout");
 }
 
 /// The generated role is what the controller needs: without the rule for the status

@@ -13,6 +13,7 @@ use kube::api::{Api, PostParams};
 use project_external::api::external::gateway_networking_k8s_io::v1beta1::http_route::HTTPRoute;
 use project_external::controllers::{Context, http_route as controller};
 use project_external::metrics::Metrics;
+use project_external::server::Readiness;
 use project_external::shutdown::Shutdown;
 
 use crate::control_plane::{control_plane, counter, eventually, manager_user};
@@ -36,7 +37,7 @@ async fn the_controller_reconciles_a_new_http_route() {
     let metrics = Arc::new(Metrics::default());
     let ctx = Context::new(client, metrics.clone(), Some(namespace.clone()));
     let (stop, shutdown) = Shutdown::channel();
-    tokio::spawn(controller::run(ctx, shutdown));
+    tokio::spawn(controller::run(ctx, Readiness::default(), shutdown));
 
     let api: Api<HTTPRoute> = Api::namespaced(control_plane().admin().await, &namespace);
     let name = "watched".to_string();

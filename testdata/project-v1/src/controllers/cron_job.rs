@@ -33,6 +33,7 @@ use tracing::{debug, warn};
 use super::backoff::Backoff;
 use super::{Context, Run};
 use crate::api::batch::cron_job::CronJob;
+use crate::server::Readiness;
 use crate::shutdown::Shutdown;
 
 /// This controller's name in logs and metrics.
@@ -101,7 +102,8 @@ pub enum Outcome {
 }
 
 /// Runs the controller until `shutdown` resolves, letting running reconciliations finish.
-pub fn run(ctx: Context, shutdown: Shutdown) -> BoxFuture<'static, ()> {
+/// `synced` is set once its watch has listed every object (its cache is in sync).
+pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'static, ()> {
     Box::pin(async move {
         let api: Api<CronJob> = match &ctx.namespace {
             Some(namespace) => Api::namespaced(ctx.client.clone(), namespace),
@@ -117,7 +119,12 @@ pub fn run(ctx: Context, shutdown: Shutdown) -> BoxFuture<'static, ()> {
             // part of an object, which server-side apply keeps on the API server's side.
             .modify(|object| object.managed_fields_mut().clear())
             .reflect(writer)
-            .inspect_ok(|event| RETRIES.follow(event))
+            .inspect_ok(move |event| {
+                RETRIES.follow(event);
+                if matches!(event, watcher::Event::InitDone) {
+                    synced.set(true);
+                }
+            })
             .applied_objects()
             .predicate_filter(trigger, Default::default());
         let config = controller::Config::default().concurrency(CONCURRENCY);

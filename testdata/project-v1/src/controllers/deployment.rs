@@ -20,6 +20,7 @@ use tracing::{debug, warn};
 
 use super::backoff::Backoff;
 use super::{Context, Run};
+use crate::server::Readiness;
 use crate::shutdown::Shutdown;
 
 /// This controller's name in logs and metrics.
@@ -52,7 +53,8 @@ pub enum Error {
 }
 
 /// Runs the controller until `shutdown` resolves, letting running reconciliations finish.
-pub fn run(ctx: Context, shutdown: Shutdown) -> BoxFuture<'static, ()> {
+/// `synced` is set once its watch has listed every object (its cache is in sync).
+pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'static, ()> {
     Box::pin(async move {
         let api: Api<Deployment> = match &ctx.namespace {
             Some(namespace) => Api::namespaced(ctx.client.clone(), namespace),
@@ -69,7 +71,12 @@ pub fn run(ctx: Context, shutdown: Shutdown) -> BoxFuture<'static, ()> {
             // never reads it, to keep the cache of a busy cluster small.
             .modify(|object| object.managed_fields_mut().clear())
             .reflect(writer)
-            .inspect_ok(|event| RETRIES.follow(event))
+            .inspect_ok(move |event| {
+                RETRIES.follow(event);
+                if matches!(event, watcher::Event::InitDone) {
+                    synced.set(true);
+                }
+            })
             .applied_objects()
             .predicate_filter(trigger, Default::default());
         let config = controller::Config::default().concurrency(CONCURRENCY);
