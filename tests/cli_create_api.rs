@@ -74,7 +74,6 @@ fn a_new_kind_gets_types_controller_tests_and_manifests() {
         "plural = \"cronjobs\"",
         "namespaced,",
         "status = \"CronJobStatus\"",
-        "shortname = \"cj\"",
         "name = \"Ready\"",
         "name = \"Age\"",
     ] {
@@ -84,6 +83,8 @@ fn a_new_kind_gets_types_controller_tests_and_manifests() {
         !types.contains("storage"),
         "the first version is stored:\n{types}"
     );
+    // `cj` is batch/v1 CronJob's: `kubectl get cj` would become ambiguous.
+    assert!(!types.contains("shortname"), "{types}");
     assert!(
         types.contains("pub conditions: Vec<metav1::Condition>"),
         "{types}"

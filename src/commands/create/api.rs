@@ -1020,9 +1020,26 @@ fn zero(prop: &JSONSchemaProps) -> serde_yaml::Value {
     }
 }
 
-/// A short name for `kubectl get`: the initials of a multi-word kind (CronJob -> cj), or
-/// the first letter and following consonants of a one-word kind (Tenant -> tnt).
+/// The short names of Kubernetes' own kinds (`kubectl api-resources`, 1.37): a kind that
+/// took one would make `kubectl get <name>` ambiguous.
+const BUILT_IN_SHORT_NAMES: &[&str] = &[
+    "cj", "cm", "crd", "crds", "cs", "csr", "deploy", "ds", "ep", "ev", "hpa", "ing", "limits",
+    "netpol", "no", "ns", "pc", "pdb", "po", "pv", "pvc", "quota", "rc", "rs", "sa", "sc", "sts",
+    "svc", "vac",
+];
+
+/// A short name for `kubectl get`: the initials of a multi-word kind (ReplicaPool -> rp),
+/// or the first letter and following consonants of a one-word kind (Tenant -> tnt); none
+/// where that is one of Kubernetes' own (CronJob's `cj`).
 fn shortname(kind: &str) -> String {
+    let name = candidate_shortname(kind);
+    if BUILT_IN_SHORT_NAMES.contains(&name.as_str()) {
+        return String::new();
+    }
+    name
+}
+
+fn candidate_shortname(kind: &str) -> String {
     let initials: String = kind
         .chars()
         .filter(char::is_ascii_uppercase)
@@ -1051,7 +1068,10 @@ mod tests {
 
     #[test]
     fn shortnames() {
-        assert_eq!(shortname("CronJob"), "cj");
+        assert_eq!(shortname("ReplicaPool"), "rp");
+        // batch/v1 CronJob's and v1 ConfigMap's: none.
+        assert_eq!(shortname("CronJob"), "");
+        assert_eq!(shortname("ConfigMap"), "");
         assert_eq!(shortname("Tenant"), "tnt");
         assert_eq!(shortname("Database"), "dtb");
         assert_eq!(shortname("A"), "a");

@@ -21,7 +21,6 @@ use serde::{Deserialize, Serialize};
     plural = "cronjobs",
     namespaced,
     status = "CronJobStatus",
-    shortname = "cj",
     printcolumn(
         name = "Ready",
         type_ = "string",
