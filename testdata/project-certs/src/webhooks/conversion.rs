@@ -41,6 +41,16 @@ pub enum ConversionError {
          remove the annotation to give them up"
     )]
     Kept { annotation: String, reason: String },
+    #[error(
+        "what this version cannot hold ({size} bytes, most of it at {field}) does not fit in the \
+         annotation {annotation}: the API server takes {limit} bytes of annotations in all"
+    )]
+    TooLarge {
+        annotation: String,
+        size: usize,
+        field: String,
+        limit: usize,
+    },
 }
 
 /// `POST /convert`.

@@ -20,6 +20,10 @@ use serde_json::Value;
 
 use super::conversion::ConversionError;
 
+/// How large an object's annotations may be in all, keys and values: the API server
+/// refuses more (apimachinery's `TotalAnnotationSizeLimitB`).
+pub const ANNOTATIONS_LIMIT: usize = 256 * 1024;
+
 /// The annotation that keeps the values of `version` of `kind` that another version
 /// cannot hold.
 pub fn annotation(kind: &str, version: &str) -> String {
@@ -68,10 +72,19 @@ where
     remove_annotation(dst.meta_mut(), keep_in);
     let lost = Kept::lost(&fields(&back(dst.clone())), &original);
     if !lost.is_empty() {
-        dst.meta_mut()
-            .annotations
-            .get_or_insert_default()
-            .insert(keep_in.to_string(), lost.to_string());
+        let annotations = dst.meta_mut().annotations.get_or_insert_default();
+        annotations.insert(keep_in.to_string(), lost.to_string());
+        // An object the API server would refuse fails every read at this version: fail
+        // this conversion instead, and say which field does not fit.
+        let size: usize = annotations.iter().map(|(k, v)| k.len() + v.len()).sum();
+        if size > ANNOTATIONS_LIMIT {
+            return Err(ConversionError::TooLarge {
+                annotation: keep_in.to_string(),
+                size,
+                field: lost.largest(),
+                limit: ANNOTATIONS_LIMIT,
+            });
+        }
     }
     Ok(dst)
 }
@@ -154,6 +167,26 @@ impl Kept {
 
     fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// The path of the place that takes the most room, as `spec.items[0].name`.
+    fn largest(&self) -> String {
+        let size = |place: &&Place| serde_json::to_string(place).map_or(0, |text| text.len());
+        let Some(place) = self.0.iter().max_by_key(size) else {
+            return String::new();
+        };
+        let mut path = String::new();
+        for step in &place.path {
+            match step {
+                Step::Field(name) if path.is_empty() => path.push_str(name),
+                Step::Field(name) => {
+                    path.push('.');
+                    path.push_str(name);
+                }
+                Step::Item(index) => path.push_str(&format!("[{index}]")),
+            }
+        }
+        path
     }
 
     fn parse(text: &str) -> Result<Self, String> {
@@ -509,5 +542,30 @@ mod tests {
                 "{text}: {error}"
             );
         }
+    }
+
+    /// The API server refuses annotations over 256 KiB in all: what a version cannot hold
+    /// must fit, or the conversion fails and names the field, where the object would
+    /// otherwise be refused at every read of that version.
+    #[test]
+    fn what_cannot_be_held_must_fit_in_the_annotations() {
+        let object = |size: usize| {
+            let mut object = ConfigMap::default();
+            let data = [("big".to_string(), "x".repeat(size))];
+            object.data = Some(data.into_iter().collect());
+            object
+        };
+        let drop_data = |mut c: ConfigMap| {
+            c.data = None;
+            c
+        };
+        let kept = lossless(object(1024), drop_data, |c| c, "kept", "kept")
+            .expect("a small value is kept");
+        let annotations = kept.metadata.annotations.unwrap_or_default();
+        assert!(annotations.contains_key("kept"), "{annotations:?}");
+        let error = lossless(object(ANNOTATIONS_LIMIT), drop_data, |c| c, "kept", "kept")
+            .expect_err("a value over the limit");
+        let message = error.to_string();
+        assert!(message.contains("at data)"), "{message}");
     }
 }
