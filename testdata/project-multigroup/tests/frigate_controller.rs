@@ -324,6 +324,21 @@ async fn an_api_error_is_retried_with_growing_backoff() {
     assert!(metrics.contains(&failures), "{metrics}");
 }
 
+/// The retry counts belong to the manager's context, not to the process: another manager
+/// (a test's, a restarted one) starts afresh.
+#[tokio::test]
+async fn retry_counts_live_in_the_context() {
+    let (ctx, _server) = context();
+    let object = Arc::new(frigate("counted"));
+    let error = Error::Kube(kube::Error::LinesCodecMaxLineLengthExceeded);
+    controller::error_policy(object.clone(), &error, ctx.clone());
+    let second = controller::error_policy(object.clone(), &error, ctx);
+    assert_eq!(second, Action::requeue(Duration::from_secs(10)));
+    let (fresh, _server) = context();
+    let first = controller::error_policy(object, &error, fresh);
+    assert_eq!(first, Action::requeue(Duration::from_secs(5)));
+}
+
 /// A Frigate as the controller's cache hands over a new one: generation 1, no finalizer,
 /// no status.
 fn frigate(name: &str) -> Frigate {

@@ -37,8 +37,11 @@ pub const CONCURRENCY: u16 = 1;
 /// This controller, as `controllers::all()` lists it.
 pub const CONTROLLER: (&str, Run) = (NAME, run);
 
-/// Retries of failed reconciliations: after 5 seconds, doubling up to 5 minutes.
-static RETRIES: Backoff = Backoff::new(Duration::from_secs(5), Duration::from_secs(5 * 60));
+/// This controller's retry counts (after 5 seconds, doubling up to 5 minutes), kept in
+/// the manager's context.
+fn retries(ctx: &Context) -> Arc<Backoff> {
+    ctx.state(NAME)
+}
 
 // What this controller may do. `make manifests` (`rsbuilder generate rbac`) collects these
 // lines into config/rbac/role.yaml; add verbs (and lines) as the controller does more.
@@ -62,6 +65,7 @@ pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'st
         let (store, writer) = reflector::store();
         // A reconciliation follows each change of spec (a new generation).
         let trigger = predicates::generation;
+        let retries = retries(&ctx);
         let triggers = watcher(api, watcher::Config::default())
             .default_backoff()
             // The cache keeps what `reconcile` reads: not `managedFields`, often the largest
@@ -70,7 +74,7 @@ pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'st
             .modify(|object| object.managed_fields_mut().clear())
             .reflect(writer)
             .inspect_ok(move |event| {
-                RETRIES.follow(event);
+                retries.follow(event);
                 if matches!(event, watcher::Event::InitDone) {
                     synced.set(true);
                 }
@@ -110,7 +114,7 @@ pub async fn reconcile(
 ) -> Result<Action, Error> {
     let _timer = ctx.metrics.reconcile_started(NAME);
     debug!(name = %object.name_any(), namespace = ?object.namespace(), "reconciling ServiceMonitor");
-    RETRIES.succeeded(object.as_ref());
+    retries(&ctx).succeeded(object.as_ref());
     Ok(Action::requeue(RESYNC))
 }
 
@@ -122,7 +126,7 @@ pub fn error_policy(
     ctx: Arc<Context>,
 ) -> Action {
     ctx.metrics.reconcile_failed(NAME);
-    let delay = RETRIES.failed(object.as_ref());
+    let delay = retries(&ctx).failed(object.as_ref());
     warn!(name = %object.name_any(), %error, retry_in = ?delay, "reconcile failed");
     Action::requeue(delay)
 }

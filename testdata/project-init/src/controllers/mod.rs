@@ -3,7 +3,9 @@
 
 //! Reconcilers, one module per kind, and the context they share.
 
-use std::sync::Arc;
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -59,8 +61,8 @@ pub fn all() -> Vec<(&'static str, Run)> {
     ]
 }
 
-/// What every reconciler shares. It holds handles only: reconcilers keep no state in
-/// memory between runs, so any replica can pick up where another left off.
+/// What every reconciler shares. It holds handles, and what a controller may forget
+/// without harm (its retry counts): any replica can pick up where another left off.
 #[derive(Clone)]
 pub struct Context {
     pub client: Client,
@@ -69,6 +71,9 @@ pub struct Context {
     pub recorder: Recorder,
     /// The namespace to watch, or every namespace when `None`.
     pub namespace: Option<String>,
+    /// Each controller's state, by name ([`Context::state`]): it lives as long as this
+    /// context, so two managers in one process (as in the tests) share none of it.
+    states: Arc<Mutex<BTreeMap<&'static str, Arc<dyn Any + Send + Sync>>>>,
 }
 
 impl Context {
@@ -82,6 +87,21 @@ impl Context {
             client,
             metrics,
             namespace,
+            states: Arc::default(),
         }
+    }
+
+    /// The state of type `T` of `controller`, created on first use.
+    pub fn state<T: Default + Send + Sync + 'static>(&self, controller: &'static str) -> Arc<T> {
+        let mut states = self.states.lock().unwrap_or_else(PoisonError::into_inner);
+        let entry = states
+            .entry(controller)
+            .or_insert_with(|| Arc::new(T::default()));
+        if let Ok(state) = entry.clone().downcast::<T>() {
+            return state;
+        }
+        let state = Arc::new(T::default());
+        *entry = state.clone();
+        state
     }
 }

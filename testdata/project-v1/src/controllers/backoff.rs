@@ -30,6 +30,13 @@ struct State {
     relisted: Option<BTreeSet<String>>,
 }
 
+/// Retries of failed reconciliations: after 5 seconds, doubling up to 5 minutes.
+impl Default for Backoff {
+    fn default() -> Self {
+        Self::new(Duration::from_secs(5), Duration::from_secs(5 * 60))
+    }
+}
+
 impl Backoff {
     /// Retries after `first`, doubling per consecutive failure up to `max`.
     pub const fn new(first: Duration, max: Duration) -> Self {
