@@ -13,7 +13,7 @@ use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
 
 use project_multigroup::api::sea_creatures::kraken::Kraken;
-use project_multigroup::controllers::{self, Context, kraken as controller};
+use project_multigroup::controllers::{Context, kraken as controller};
 use project_multigroup::metrics::Metrics;
 use project_multigroup::server::Readiness;
 use project_multigroup::shutdown::{Shutdown, Trigger};
@@ -185,6 +185,8 @@ async fn a_new_kraken_becomes_ready_and_follows_spec_changes() {
 /// `CacheSyncTimeout`).
 #[tokio::test]
 async fn a_controller_whose_watch_cannot_list_never_syncs_and_fails_at_the_timeout() {
+    use project_multigroup::controllers::supervise;
+
     let namespace = namespace("sync").await;
     let manager = Manager::start(&namespace, |_| {}).await;
     eventually("the controller's watch syncs", || async {
@@ -211,7 +213,7 @@ async fn a_controller_whose_watch_cannot_list_never_syncs_and_fails_at_the_timeo
     let run = controller::run(ctx, synced.clone(), shutdown);
     let timeout = Duration::from_secs(3);
     let started = std::time::Instant::now();
-    let supervised = controllers::supervise(controller::NAME, run, synced.clone(), timeout);
+    let supervised = supervise(controller::NAME, run, synced.clone(), timeout);
     let error = supervised.await.expect_err("synced without list");
     assert!(error.to_string().contains("did not list"), "{error:#}");
     assert!(!synced.get(), "not synced, yet ready");

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 
 use project_v1::api::batch::cron_job::CronJob;
-use project_v1::controllers::{self, Context, cron_job as controller};
+use project_v1::controllers::{Context, cron_job as controller};
 use project_v1::metrics::Metrics;
 use project_v1::server::Readiness;
 use project_v1::shutdown::{Shutdown, Trigger};
@@ -274,6 +274,8 @@ async fn a_deleted_cron_job_stays_while_its_cleanup_fails() {
 /// `CacheSyncTimeout`).
 #[tokio::test]
 async fn a_controller_whose_watch_cannot_list_never_syncs_and_fails_at_the_timeout() {
+    use project_v1::controllers::supervise;
+
     let namespace = namespace("sync").await;
     let manager = Manager::start(&namespace, |_| {}).await;
     eventually("the controller's watch syncs", || async {
@@ -300,7 +302,7 @@ async fn a_controller_whose_watch_cannot_list_never_syncs_and_fails_at_the_timeo
     let run = controller::run(ctx, synced.clone(), shutdown);
     let timeout = Duration::from_secs(3);
     let started = std::time::Instant::now();
-    let supervised = controllers::supervise(controller::NAME, run, synced.clone(), timeout);
+    let supervised = supervise(controller::NAME, run, synced.clone(), timeout);
     let error = supervised.await.expect_err("synced without list");
     assert!(error.to_string().contains("did not list"), "{error:#}");
     assert!(!synced.get(), "not synced, yet ready");
