@@ -188,7 +188,10 @@ fn self_issued_certificates_need_no_cert_manager_and_only_their_own_objects() {
             .map(|v| v.as_str().unwrap())
             .collect();
         if verbs != ["create"] {
-            assert_eq!(rule["resourceNames"][0], "webhook-server-cert", "{rule:?}");
+            assert_eq!(
+                rule["resourceNames"][0], "webhook-server-self-cert",
+                "{rule:?}"
+            );
         }
     }
     // Webhook configurations and CRDs: get and patch, by their names after kustomize.

@@ -6,7 +6,9 @@
 //! that requires `k8s.io/kubernetes v1.X.Y` and replaces each staging module that release's
 //! go.mod lists with its published `v0.X.Y` builds it. etcd is built from
 //! `go.etcd.io/etcd/server/v3` (whose `main` package is the server) at the version that
-//! Kubernetes release requires. Go's module and build caches make a second build fast.
+//! Kubernetes release requires. Go's module cache makes a second build faster; the build
+//! cache (some 3 GiB for kube-apiserver) is a private one, deleted once the binaries are in
+//! the store, which is the cache that matters.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -30,6 +32,13 @@ pub fn resolve(selector: &Selector) -> Result<Version> {
 /// Builds `kube-apiserver` and `etcd` of `version` into `into`, saying what it does on
 /// stderr. `work` keeps the build modules between runs.
 pub fn build(version: &Version, work: &Path, into: &Path) -> Result<()> {
+    let cache = work.join("go-build");
+    build_with(version, work, &cache, into)?;
+    std::fs::remove_dir_all(&cache)
+        .with_context(|| format!("cannot remove Go's build cache {}", cache.display()))
+}
+
+fn build_with(version: &Version, work: &Path, cache: &Path, into: &Path) -> Result<()> {
     eprintln!(
         "building kube-apiserver and etcd for Kubernetes {version} from source with go (the first build takes several minutes)"
     );
@@ -60,22 +69,28 @@ pub fn build(version: &Version, work: &Path, into: &Path) -> Result<()> {
     kube.push_str(")\n");
     let kube_dir = work.join(format!("kube-{version}"));
     let package = "k8s.io/kubernetes/cmd/kube-apiserver";
-    prepare(&kube_dir, &kube, package)?;
+    prepare(&kube_dir, &kube, package, cache)?;
     // What `kube-apiserver --version` and the /version endpoint report.
     let ldflags = format!(
         "-s -w -X k8s.io/component-base/version.gitVersion=v{version} -X k8s.io/component-base/version.gitMajor={} -X k8s.io/component-base/version.gitMinor={} -X k8s.io/component-base/version.gitTreeState=clean",
         version.major, version.minor
     );
     eprintln!("  go build {package}");
-    compile(&kube_dir, package, &into.join("kube-apiserver"), &ldflags)?;
+    compile(
+        &kube_dir,
+        package,
+        &into.join("kube-apiserver"),
+        &ldflags,
+        cache,
+    )?;
 
     let etcd_dir = work.join(format!("etcd-{etcd}"));
     let package = "go.etcd.io/etcd/server/v3";
     let module =
         format!("module rsbuilder.local/envtest/etcd\n\ngo 1.24\n\nrequire {package} {etcd}\n");
-    prepare(&etcd_dir, &module, package)?;
+    prepare(&etcd_dir, &module, package, cache)?;
     eprintln!("  go build {package} ({etcd})");
-    compile(&etcd_dir, package, &into.join("etcd"), "-s -w")?;
+    compile(&etcd_dir, package, &into.join("etcd"), "-s -w", cache)?;
     Ok(())
 }
 
@@ -117,7 +132,7 @@ impl Requirements {
 
 /// Writes the build module into `dir` and resolves its dependencies, unless an earlier
 /// run left the same module there already resolved.
-fn prepare(dir: &Path, go_mod: &str, package: &str) -> Result<()> {
+fn prepare(dir: &Path, go_mod: &str, package: &str, cache: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let tools = format!("//go:build tools\n\npackage tools\n\nimport _ \"{package}\"\n");
     let stamp = dir.join("go.mod.in");
@@ -129,14 +144,14 @@ fn prepare(dir: &Path, go_mod: &str, package: &str) -> Result<()> {
     std::fs::write(dir.join("go.mod"), go_mod)?;
     std::fs::write(dir.join("tools.go"), tools)?;
     eprintln!("  go mod tidy in {}", dir.display());
-    go(dir, &["mod", "tidy"])?;
+    go_cached(dir, &["mod", "tidy"], Some(cache))?;
     std::fs::write(&stamp, go_mod)?;
     Ok(())
 }
 
-fn compile(dir: &Path, package: &str, output: &Path, ldflags: &str) -> Result<()> {
+fn compile(dir: &Path, package: &str, output: &Path, ldflags: &str, cache: &Path) -> Result<()> {
     let output = output.to_str().context("the store's path is not UTF-8")?;
-    go(
+    go_cached(
         dir,
         &[
             "build",
@@ -147,6 +162,7 @@ fn compile(dir: &Path, package: &str, output: &Path, ldflags: &str) -> Result<()
             output,
             package,
         ],
+        Some(cache),
     )
     .map(drop)
 }
@@ -164,7 +180,16 @@ fn download_go_mod(module: &str) -> Result<PathBuf> {
 /// Runs `go` in `dir` with static binaries and no toolchain download, and returns its
 /// standard output.
 fn go(dir: &Path, args: &[&str]) -> Result<String> {
-    let out = Command::new("go")
+    go_cached(dir, args, None)
+}
+
+/// [`go`], with its build cache in `cache` when given.
+fn go_cached(dir: &Path, args: &[&str], cache: Option<&Path>) -> Result<String> {
+    let mut command = Command::new("go");
+    if let Some(cache) = cache {
+        command.env("GOCACHE", cache);
+    }
+    let out = command
         .args(args)
         .current_dir(dir)
         .env("CGO_ENABLED", "0")

@@ -164,6 +164,7 @@ fn type_name(item: &Item) -> Option<&syn::Ident> {
 pub const HELPER_MODULES: &[&str] = &[
     "backoff",
     "children",
+    "per_object",
     "admission",
     "certs",
     "conversion",

@@ -155,6 +155,7 @@ pub(super) struct Ctx {
 pub(super) const API_MOD: &str = "src/api/mod.rs";
 const CONTROLLERS_MOD: &str = "src/controllers/mod.rs";
 const BACKOFF: &str = "src/controllers/backoff.rs";
+const PER_OBJECT: &str = "src/controllers/per_object.rs";
 const CHILDREN: &str = "src/controllers/children.rs";
 const TEST_SUPPORT: &str = "tests/support/mod.rs";
 const CHILDREN_TEST: &str = "tests/children.rs";
@@ -734,6 +735,11 @@ pub(super) fn plan_controller(
             CHILDREN,
             "api/src/controllers/children.rs.hbs",
             Some("children"),
+        ),
+        (
+            PER_OBJECT,
+            "api/src/controllers/per_object.rs.hbs",
+            Some("per_object"),
         ),
         (TEST_SUPPORT, "api/tests/support/mod.rs.hbs", None),
         (CHILDREN_TEST, "api/tests/children.rs.hbs", None),

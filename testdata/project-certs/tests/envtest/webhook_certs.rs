@@ -17,10 +17,12 @@ use k8s_openapi::api::admissionregistration::v1::{
     MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 };
 use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::{Api, Client};
+use kube::api::DeleteParams;
+use kube::{Api, Client, ResourceExt};
 
-use project_certs::server::Health;
+use project_certs::server::{Health, Readiness};
 use project_certs::shutdown::Shutdown;
 use project_certs::webhooks::certs::{self, Lifetimes, Settings};
 
@@ -213,4 +215,78 @@ async fn the_api_server_calls_the_webhooks_across_a_renewal_of_the_ca() {
         .dry_run_samples(&namespace)
         .await
         .expect("the API server calls the webhooks after the renewal");
+}
+
+/// Readiness follows what is served (so that an API server briefly away does not take
+/// every replica out of the webhook Service at once): a second replica that loses its
+/// access (its RBAC bindings deleted, so every pass fails with 403 Forbidden) stays ready
+/// while the webhook server presents a certificate its last injected bundle trusts.
+#[tokio::test]
+async fn a_replica_cut_off_from_the_api_server_stays_ready_while_its_certificate_is_served() {
+    let control_plane = control_plane();
+    let settings = settings();
+    let user = "webhook-certs-second-replica";
+    let namespace = &settings.namespace;
+    control_plane
+        .grant(user, namespace, "config/webhook-certs/resources.yaml")
+        .await;
+    let client = control_plane.client(user, &[]).await;
+    let cert_dir = std::env::temp_dir().join(format!("{user}-{}", std::process::id()));
+    let replica = Settings {
+        cert_dir: cert_dir.clone(),
+        ..settings.clone()
+    };
+    let ready = Readiness::default();
+    let (stop, shutdown) = Shutdown::channel();
+    let task = tokio::spawn(certs::run(
+        client.clone(),
+        replica.clone(),
+        ready.clone(),
+        shutdown,
+    ));
+    eventually("the second replica is ready", || async {
+        ready.get().then_some(())
+    })
+    .await;
+
+    let admin = control_plane.admin().await;
+    let mine = |name: &str| name.ends_with(&format!(":{user}"));
+    let bindings: Api<RoleBinding> = Api::namespaced(admin.clone(), namespace);
+    for binding in bindings.list(&Default::default()).await.expect("bindings") {
+        if mine(&binding.name_any()) {
+            let _ = bindings
+                .delete(&binding.name_any(), &DeleteParams::default())
+                .await;
+        }
+    }
+    let cluster_bindings: Api<ClusterRoleBinding> = Api::all(admin);
+    for binding in cluster_bindings
+        .list(&Default::default())
+        .await
+        .expect("bindings")
+    {
+        if mine(&binding.name_any()) {
+            let _ = cluster_bindings
+                .delete(&binding.name_any(), &DeleteParams::default())
+                .await;
+        }
+    }
+    let error = eventually("the second replica's passes fail", || async {
+        certs::sync(&client, &replica, SystemTime::now())
+            .await
+            .err()
+    })
+    .await;
+    assert!(format!("{error:#}").contains("forbidden"), "{error:#}");
+    // Its own passes fail every 200 ms to 1 s (`issue`'s backoff and interval).
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(
+        ready.get(),
+        "failing passes took a replica serving a trusted certificate out of the Service"
+    );
+    stop.fire();
+    task.await
+        .expect("the task")
+        .expect("the certificate task stopped");
+    let _ = std::fs::remove_dir_all(cert_dir);
 }

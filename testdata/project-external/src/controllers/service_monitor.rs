@@ -86,14 +86,7 @@ pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'st
             .with_config(config)
             .graceful_shutdown_on(shutdown.wait())
             .run(reconcile, error_policy, Arc::new(ctx))
-            .for_each(|result| async move {
-                match result {
-                    Ok((object, _)) => debug!(%object, "reconciled"),
-                    // `error_policy` has logged it.
-                    Err(controller::Error::ReconcilerFailed(..)) => {}
-                    Err(error) => warn!(%error, "ServiceMonitor controller"),
-                }
-            })
+            .for_each(|result| async move { super::log_outcome("ServiceMonitor", result) })
             .await;
     })
 }

@@ -30,8 +30,9 @@ use serde_json::json;
 use tracing::{debug, warn};
 
 use super::backoff::Backoff;
+use super::per_object::PerObject;
 use super::{Context, Run};
-use crate::api::infra::tenant::Tenant;
+use crate::api::infra::tenant::{Tenant, TenantStatus};
 use crate::server::Readiness;
 use crate::shutdown::Shutdown;
 
@@ -56,6 +57,12 @@ pub const CONTROLLER: (&str, Run) = (NAME, run);
 /// This controller's retry counts (after 5 seconds, doubling up to 5 minutes), kept in
 /// the manager's context.
 fn retries(ctx: &Context) -> Arc<Backoff> {
+    ctx.state(NAME)
+}
+
+/// The status each Tenant had after this controller's last write of it, as the API server
+/// returned it, kept in the manager's context: see [`report`].
+fn written(ctx: &Context) -> Arc<PerObject<TenantStatus>> {
     ctx.state(NAME)
 }
 
@@ -104,7 +111,7 @@ pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'st
         let (store, writer) = reflector::store();
         // A reconciliation follows each change of spec (a new generation).
         let trigger = predicates::generation;
-        let retries = retries(&ctx);
+        let (retries, written) = (retries(&ctx), written(&ctx));
         let triggers = watcher(api, watcher::Config::default())
             .default_backoff()
             // The cache keeps what `reconcile` reads: not `managedFields`, often the largest
@@ -113,6 +120,7 @@ pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'st
             .reflect(writer)
             .inspect_ok(move |event| {
                 retries.follow(event);
+                written.follow(event);
                 if matches!(event, watcher::Event::InitDone) {
                     synced.set(true);
                 }
@@ -124,14 +132,7 @@ pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'st
             .with_config(config)
             .graceful_shutdown_on(shutdown.wait())
             .run(reconcile, error_policy, Arc::new(ctx))
-            .for_each(|result| async move {
-                match result {
-                    Ok((object, _)) => debug!(%object, "reconciled"),
-                    // `error_policy` has logged it.
-                    Err(controller::Error::ReconcilerFailed(..)) => {}
-                    Err(error) => warn!(%error, "Tenant controller"),
-                }
-            })
+            .for_each(|result| async move { super::log_outcome("Tenant", result) })
             .await;
     })
 }
@@ -196,7 +197,9 @@ async fn converge(object: &Tenant, _ctx: &Context) -> Result<Outcome, Error> {
 
 /// Records `outcome` in the status of `object`: `Ready`, `Progressing` and `Degraded`
 /// conditions for the generation it acted on, through the status subresource. An event
-/// marks each change of `Ready`. Writes nothing when the status says so already.
+/// marks each change of `Ready`. Writes nothing when the status says so already: the
+/// cached status, and what this controller's last write returned, for the cache can trail
+/// the API server (this controller's own writes included).
 ///
 /// [`apply`] calls it with what [`converge`] returned.
 pub async fn report(
@@ -208,9 +211,9 @@ pub async fn report(
     let status = object.status.as_ref();
     let old = status.map_or(&[][..], |status| &status.conditions);
     let new = conditions(outcome, generation, old);
-    // Conditions other writers own are theirs: compare and write only this controller's.
-    let observed = status.and_then(|status| status.observed_generation);
-    if observed == generation && new.iter().all(|condition| old.contains(condition)) {
+    let last = written(ctx).get(object);
+    let trusted = last.is_none_or(|last| says(&last, generation, &new));
+    if status.is_some_and(|status| says(status, generation, &new)) && trusted {
         return Ok(());
     }
     // Server-side apply of the fields this controller owns. `conditions` is a list-map
@@ -222,9 +225,10 @@ pub async fn report(
         "status": { "conditions": new, "observedGeneration": generation },
     });
     let params = PatchParams::apply(FIELD_MANAGER).force();
-    api_for(object, ctx)?
+    let returned = api_for(object, ctx)?
         .patch_status(&object.name_any(), &params, &Patch::Apply(&patch))
         .await?;
+    written(ctx).set(object, returned.status.unwrap_or_default());
     let was = ready(old).map(|c| (&c.status, &c.reason));
     let now = ready(&new).map(|c| (&c.status, &c.reason));
     if was != now {
@@ -299,6 +303,15 @@ fn conditions(
             }
         })
         .collect()
+}
+
+/// Whether `status` says what `new`, this controller's conditions for `generation`, says.
+/// Conditions other writers own are theirs: only this controller's are compared.
+fn says(status: &TenantStatus, generation: Option<i64>, new: &[metav1::Condition]) -> bool {
+    status.observed_generation == generation
+        && new
+            .iter()
+            .all(|condition| status.conditions.contains(condition))
 }
 
 /// The `Ready` condition, if there is one.

@@ -12,7 +12,9 @@
 //! API server: the Secret is created once (the loser of the race reads the winner's) and
 //! replaced with its `resourceVersion` (the loser of a conflict reads it again), never
 //! issued by each replica on its own. `/readyz` fails until the bundle is injected and the
-//! webhook server serves a certificate it trusts.
+//! webhook server serves a certificate it trusts, and then follows what is served: a pass
+//! that fails (the API server away) leaves a replica ready while the certificate it serves
+//! is trusted by the bundle last injected.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -51,7 +53,7 @@ pub const FIELD_MANAGER: &str = "project-v1-webhook-certs";
 const CA_NAME: &str = "project-v1-webhook-ca";
 /// The Secret, in the manager's namespace; `config/webhook-certs` lets the manager read
 /// and replace this one only.
-pub const SECRET: &str = "webhook-server-cert";
+pub const SECRET: &str = "webhook-server-self-cert";
 /// The keys of the Secret: the serving pair as in a `kubernetes.io/tls` Secret, the CA
 /// bundle the webhook configurations get, and the key of the CA that signs.
 pub const CA_BUNDLE_KEY: &str = "ca.crt";
@@ -579,7 +581,8 @@ pub async fn trusted(
 }
 
 /// One pass: the Secret, the files, the bundles, and whether the server is trusted.
-pub async fn sync(client: &Client, settings: &Settings, now: SystemTime) -> anyhow::Result<()> {
+/// Returns the CA bundle it injected.
+pub async fn sync(client: &Client, settings: &Settings, now: SystemTime) -> anyhow::Result<String> {
     let secrets: Api<Secret> = Api::namespaced(client.clone(), &settings.namespace);
     let stored = ensure_secret(&secrets, settings, now).await?;
     // The bundle first: clients trust the new certificate before it is served.
@@ -592,12 +595,22 @@ pub async fn sync(client: &Client, settings: &Settings, now: SystemTime) -> anyh
     }
     let dns_name = settings.dns_names().remove(0);
     trusted(settings.webhook_addr, &dns_name, &stored.ca_bundle).await?;
-    Ok(())
+    Ok(stored.ca_bundle)
 }
 
-/// Keeps the certificate issued, renewed, served and trusted until `shutdown`; `ready`
-/// holds after each pass whether it all succeeded. A failed pass is tried again after a
-/// delay that doubles from `min_backoff` up to `interval`.
+/// Whether the webhook server presents a certificate that `bundle` trusts (valid now).
+async fn serves_trusted(settings: &Settings, bundle: &str) -> bool {
+    let dns_name = settings.dns_names().remove(0);
+    trusted(settings.webhook_addr, &dns_name, bundle)
+        .await
+        .is_ok()
+}
+
+/// Keeps the certificate issued, renewed, served and trusted until `shutdown`. `ready`
+/// holds after each pass whether it all succeeded, or, after a pass that failed, whether
+/// the webhook server still serves a certificate the bundle of the last good pass trusts.
+/// A failed pass is tried again after a delay that doubles from `min_backoff` up to
+/// `interval`.
 pub async fn run(
     client: Client,
     settings: Settings,
@@ -607,15 +620,21 @@ pub async fn run(
     std::fs::create_dir_all(&settings.cert_dir)
         .with_context(|| format!("cannot create {}", settings.cert_dir.display()))?;
     let mut backoff = settings.min_backoff;
+    let mut injected: Option<String> = None;
     loop {
         let delay = match sync(&client, &settings, SystemTime::now()).await {
-            Ok(()) => {
+            Ok(bundle) => {
+                injected = Some(bundle);
                 ready.set(true);
                 backoff = settings.min_backoff;
                 settings.interval
             }
             Err(error) => {
-                ready.set(false);
+                let serving = match &injected {
+                    Some(bundle) => serves_trusted(&settings, bundle).await,
+                    None => false,
+                };
+                ready.set(serving);
                 warn!(error = format!("{error:#}"), retry_in = ?backoff, "the webhook certificate is not ready");
                 let delay = backoff;
                 backoff = (backoff * 2).min(settings.interval);
@@ -643,7 +662,7 @@ mod tests {
     use crate::tls::testing::temp_dir;
 
     const DAY: Duration = Duration::from_secs(24 * 3600);
-    const SECRET_PATH: &str = "/api/v1/namespaces/system/secrets/webhook-server-cert";
+    const SECRET_PATH: &str = "/api/v1/namespaces/system/secrets/webhook-server-self-cert";
     const SECRETS_PATH: &str = "/api/v1/namespaces/system/secrets";
     const MUTATING_PATH: &str =
         "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/mutating";
@@ -985,7 +1004,7 @@ mod tests {
         let winner = renewal(SystemTime::now(), None, &settings)?.context("a new Secret")?;
         let winner_secret = json!({
             "apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/tls",
-            "metadata": { "name": "webhook-server-cert", "namespace": "system", "resourceVersion": "7" },
+            "metadata": { "name": "webhook-server-self-cert", "namespace": "system", "resourceVersion": "7" },
             "data": serde_json::to_value(winner.data())?,
         });
         fake.0.lock().expect("state").before_create = Some(winner_secret);
@@ -1209,6 +1228,75 @@ mod tests {
         for (gap, least) in gaps.iter().zip([50, 100, 200]) {
             assert!(*gap >= Duration::from_millis(least), "{gaps:?}");
         }
+        trigger.fire();
+        task.await??;
+        std::fs::remove_dir_all(&dir)?;
+        Ok(())
+    }
+
+    /// Whether `ready` holds within 3 s.
+    async fn becomes(ready: &Readiness, wanted: bool) -> bool {
+        for _ in 0..60 {
+            if ready.get() == wanted {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        false
+    }
+
+    /// Readiness follows what is served: once a pass succeeded, passes that fail (the API
+    /// server away) leave a replica ready while its webhook server serves a certificate
+    /// the bundle trusts, and not once it serves one the bundle does not.
+    #[tokio::test]
+    async fn a_replica_that_serves_a_trusted_certificate_stays_ready_while_the_api_fails()
+    -> anyhow::Result<()> {
+        let fake = cluster();
+        let dir = temp_dir("certs-serving");
+        let (addr, _trigger) = webhook_server(&dir).await?;
+        let settings = Settings {
+            interval: Duration::from_millis(100),
+            ..settings(&dir, addr)
+        };
+        let ready = Readiness::default();
+        let (trigger, shutdown) = Shutdown::channel();
+        let task = tokio::spawn(run(fake.client(), settings, ready.clone(), shutdown));
+        assert!(becomes(&ready, true).await, "never ready");
+
+        fake.0
+            .lock()
+            .expect("state")
+            .fail
+            .insert(SECRET_PATH.into(), usize::MAX);
+        let reads = || {
+            let state = fake.0.lock().expect("state");
+            state
+                .log
+                .iter()
+                .filter(|(_, path, _)| path == SECRET_PATH)
+                .count()
+        };
+        let before = reads();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert!(
+            reads() > before + 2,
+            "no pass ran while the API server failed"
+        );
+        assert!(
+            ready.get(),
+            "an API error took a replica serving a trusted certificate out"
+        );
+
+        // A certificate of another CA, as a stale mount or another issuer would leave.
+        crate::tls::testing::write_pair(
+            &dir,
+            crate::tls::testing::CERT_A,
+            crate::tls::testing::KEY_A,
+        );
+        assert!(
+            becomes(&ready, false).await,
+            "ready while serving an untrusted certificate"
+        );
         trigger.fire();
         task.await??;
         std::fs::remove_dir_all(&dir)?;
