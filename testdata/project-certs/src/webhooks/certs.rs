@@ -593,17 +593,15 @@ pub async fn sync(client: &Client, settings: &Settings, now: SystemTime) -> anyh
     if write_pair(&settings.cert_dir, &stored)? {
         info!(dir = %settings.cert_dir.display(), "wrote the webhook certificate");
     }
-    let dns_name = settings.dns_names().remove(0);
-    trusted(settings.webhook_addr, &dns_name, &stored.ca_bundle).await?;
+    served(settings, &stored.ca_bundle).await?;
     Ok(stored.ca_bundle)
 }
 
-/// Whether the webhook server presents a certificate that `bundle` trusts (valid now).
-async fn serves_trusted(settings: &Settings, bundle: &str) -> bool {
+/// The certificate this replica's webhook server presents on the Service's DNS name, when
+/// `bundle` trusts it (and it is valid now).
+async fn served(settings: &Settings, bundle: &str) -> anyhow::Result<CertificateDer<'static>> {
     let dns_name = settings.dns_names().remove(0);
-    trusted(settings.webhook_addr, &dns_name, bundle)
-        .await
-        .is_ok()
+    trusted(settings.webhook_addr, &dns_name, bundle).await
 }
 
 /// Keeps the certificate issued, renewed, served and trusted until `shutdown`. `ready`
@@ -631,7 +629,7 @@ pub async fn run(
             }
             Err(error) => {
                 let serving = match &injected {
-                    Some(bundle) => serves_trusted(&settings, bundle).await,
+                    Some(bundle) => served(&settings, bundle).await.is_ok(),
                     None => false,
                 };
                 ready.set(serving);
