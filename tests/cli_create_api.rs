@@ -104,7 +104,9 @@ fn a_new_kind_gets_types_controller_tests_and_manifests() {
     assert!(group.contains("pub use v1alpha1::cron_job;"), "{group}");
     let controllers = read(dir.path(), "src/controllers/mod.rs");
     assert!(
-        controllers.contains("pub mod backoff;\npub mod children;\npub mod cron_job;\n"),
+        controllers.contains(
+            "pub mod backoff;\npub mod children;\npub mod per_object;\npub mod cron_job;\n"
+        ),
         "{controllers}"
     );
     assert!(

@@ -253,7 +253,7 @@ async fn a_controller_whose_watch_cannot_list_never_syncs_and_fails_at_the_timeo
                     verbs.retain(|verb| verb != "list");
                 }
             }
-            assert!(removed, "the role lets the manager list tenants");
+            assert!(removed, "no rule lets the manager list {plural}");
         })
         .await;
     let client = control_plane().client(&user, &[]).await;
