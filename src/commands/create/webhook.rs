@@ -104,6 +104,7 @@ const WEBHOOKS_MOD: &str = "src/webhooks/mod.rs";
 const CONVERSION: &str = "src/webhooks/conversion.rs";
 const LOSSLESS: &str = "src/webhooks/lossless.rs";
 const BENCH: &str = "benches/conversion.rs";
+const MEMORY_TEST: &str = "tests/conversion_memory.rs";
 const DEFAULT_KUSTOMIZATION: &str = "config/default/kustomization.yaml";
 const CRD_KUSTOMIZATION: &str = "config/crd/kustomization.yaml";
 const ENVTEST_WEBHOOKS: &str = "tests/envtest/webhooks.rs";
@@ -474,11 +475,15 @@ fn check_conversion(
 fn plan_server(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx) -> Result<()> {
     for file in [
         "src/webhooks/mod.rs",
+        "src/webhooks/budget.rs",
         "src/webhooks/server.rs",
         "src/webhooks/admission.rs",
         "src/webhooks/certs.rs",
         "config/webhook/kustomization.yaml",
         "config/webhook/service.yaml",
+        // What the webhooks hold in memory, measured by a counting allocator.
+        "tests/support/allocations.rs",
+        "tests/webhook_memory.rs",
     ] {
         scaffold_missing(tree, renderer, plan, ctx, file)?;
     }
@@ -849,6 +854,14 @@ fn plan_conversion(
             name: "conversion".into(),
         },
     );
+    // `webhooks::conversion` leaves each object of a review as its text until it converts it.
+    plan.edit(
+        CARGO,
+        Edit::CargoFeatures {
+            name: "serde_json".into(),
+            features: vec!["raw_value".into()],
+        },
+    );
 
     for spoke in spokes {
         let code = conversion::spoke_code(sources, &ctx.api_group, &ctx.kind, spoke, &ctx.hub)?;
@@ -858,9 +871,9 @@ fn plan_conversion(
         c.functions = code.functions;
         c.sample = code.sample;
         c.imports = if code.uses_map_values {
-            "{ConversionError, from_json, map_values, to_json}".into()
+            "{ConversionError, Read, from_json, map_values, to_json}".into()
         } else {
-            "{ConversionError, from_json, to_json}".into()
+            "{ConversionError, Read, from_json, to_json}".into()
         };
         let mut versions = [ctx.hub.clone(), spoke.clone()];
         versions.sort_by(|a, b| version_sort(a, b));
@@ -880,6 +893,12 @@ fn plan_conversion(
             "conversion-benches",
             renderer.render("webhook/fragments/bench_case.rs.hbs", &c)?,
         );
+    }
+    // The memory a review takes, with the first kind and spoke as the example.
+    if let Some(spoke) = spokes.first() {
+        let mut c = ctx.clone();
+        c.spoke = spoke.clone();
+        scaffold_missing(tree, renderer, plan, &c, MEMORY_TEST)?;
     }
     // The kind's versions on the envtest control plane, through the conversion webhook.
     let envtest = api::envtest_scaffolded(tree)?;

@@ -96,6 +96,10 @@ struct Args {
     /// every object of a LIST in one review
     #[arg(long, default_value_t = project_certs::webhooks::CONVERSION_BODY_LIMIT)]
     webhook_conversion_body_limit: usize,
+    /// Bytes of request bodies the webhooks hold at once, all requests together: what they
+    /// read beyond it waits
+    #[arg(long, default_value_t = project_certs::webhooks::BODIES_IN_FLIGHT)]
+    webhook_bodies_in_flight: usize,
     /// Serve the webhooks; `ENABLE_WEBHOOKS=false` runs the manager without them
     #[arg(long, env = "ENABLE_WEBHOOKS", default_value_t = true, action = clap::ArgAction::Set)]
     enable_webhooks: bool,
@@ -163,7 +167,10 @@ async fn run(args: Args) -> anyhow::Result<()> {
             project_certs::webhooks::serve(
                 std::net::SocketAddr::new(args.webhook_host, args.webhook_port),
                 args.webhook_cert_dir.clone(),
-                args.webhook_conversion_body_limit,
+                project_certs::webhooks::Limits {
+                    conversion_body: args.webhook_conversion_body_limit,
+                    in_flight: args.webhook_bodies_in_flight,
+                },
                 health.part("webhook-server"),
                 shutdown.clone(),
             ),

@@ -11,13 +11,16 @@
 //! (see [`super::lossless`]).
 
 use axum::body::Bytes;
-use axum::response::Response;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use kube::core::Resource;
 use kube::core::Status;
-use kube::core::conversion::{ConversionRequest, ConversionResponse, ConversionReview};
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::lossless::Unknown;
 
 /// Why an object cannot be converted; the API server shows the message to the user.
 #[derive(Debug, thiserror::Error)]
@@ -28,6 +31,8 @@ pub enum ConversionError {
     UnknownVersion { kind: String, version: String },
     #[error("this webhook does not convert {kind} of the group {group}")]
     UnknownKind { group: String, kind: String },
+    #[error("the object cannot be read: {0}")]
+    Unreadable(serde_json::Error),
     #[error("the object is not a valid {version} {kind}: {source}")]
     Invalid {
         kind: String,
@@ -53,44 +58,85 @@ pub enum ConversionError {
     },
 }
 
-/// `POST /convert`.
+/// `POST /convert`. A review of a LIST holds every object of it, and converting them takes
+/// a while: it runs off the async runtime, so that probes, leader election and the
+/// controllers go on meanwhile.
 pub async fn convert(body: Bytes) -> Response {
-    super::json(&review(&body))
+    match tokio::task::spawn_blocking(move || review(&body)).await {
+        Ok(answer) => super::json_body(answer),
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+    }
 }
 
-/// Answers a ConversionReview: every object converted to the desired version, or a
-/// failure Status naming the first object that could not be.
-pub fn review(body: &[u8]) -> ConversionReview {
-    let mut request = match serde_json::from_slice::<ConversionReview>(body)
-        .map_err(|error| format!("not a ConversionReview: {error}"))
-        .and_then(|review| ConversionRequest::try_from(review).map_err(|e| e.to_string()))
-    {
-        Ok(request) => request,
-        Err(message) => {
-            let status = Status::failure(&message, "BadRequest").with_code(400);
-            return ConversionResponse::invalid(status).into_review();
+/// A ConversionReview as the API server sends it, each object left as its text in the
+/// body until it is converted: as `serde_json::Value`s, the objects of a LIST would take
+/// several times the body at once.
+#[derive(Deserialize)]
+struct Review<'a> {
+    #[serde(borrow)]
+    request: Request<'a>,
+}
+
+#[derive(Deserialize)]
+struct Request<'a> {
+    uid: String,
+    #[serde(rename = "desiredAPIVersion")]
+    desired_api_version: String,
+    #[serde(borrow)]
+    objects: Vec<&'a RawValue>,
+}
+
+/// Answers a ConversionReview, as the body of the response: every object converted to
+/// the desired version, or a failure Status naming the first object that could not be.
+/// Objects are converted one at a time and written straight into the answer, so that
+/// converting a review takes little more memory than its body and the answer.
+pub fn review(body: &[u8]) -> Vec<u8> {
+    let request = match serde_json::from_slice::<Review>(body) {
+        Ok(review) => review.request,
+        Err(error) => {
+            let message = format!("not a ConversionReview: {error}");
+            return failure("", Status::failure(&message, "BadRequest").with_code(400));
         }
     };
-    let desired = request.desired_api_version.clone();
-    let mut objects = Vec::with_capacity(request.objects.len());
-    let mut failure = None;
-    for (index, object) in std::mem::take(&mut request.objects).into_iter().enumerate() {
-        match convert_object(object, &desired) {
-            Ok(converted) => objects.push(converted),
-            Err(error) => {
-                failure = Some(format!(
-                    "cannot convert object {index} to {desired}: {error}"
-                ));
-                break;
-            }
+    let desired = &request.desired_api_version;
+    let mut answer = Vec::with_capacity(body.len());
+    // The envelope is written by hand around the objects, which are written as they
+    // are converted; `result` comes first, as an answer that fails is written anew.
+    answer.extend_from_slice(
+        br#"{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","response":{"uid":"#,
+    );
+    answer.extend_from_slice(Value::from(request.uid.as_str()).to_string().as_bytes());
+    answer.extend_from_slice(br#","result":{"status":"Success"},"convertedObjects":["#);
+    for (index, object) in request.objects.iter().enumerate() {
+        if index > 0 {
+            answer.push(b',');
+        }
+        let converted = serde_json::from_str(object.get())
+            .map_err(ConversionError::Unreadable)
+            .and_then(|object| convert_object(object, desired))
+            .and_then(|converted| {
+                serde_json::to_writer(&mut answer, &converted).map_err(ConversionError::Serialize)
+            });
+        if let Err(error) = converted {
+            let message = format!("cannot convert object {index} to {desired}: {error}");
+            return failure(
+                &request.uid,
+                Status::failure(&message, "Invalid").with_code(422),
+            );
         }
     }
-    let response = ConversionResponse::for_request(request);
-    match failure {
-        None => response.success(objects),
-        Some(message) => response.failure(Status::failure(&message, "Invalid").with_code(422)),
-    }
-    .into_review()
+    answer.extend_from_slice(b"]}}");
+    answer
+}
+
+/// The answer to the review `uid` that failed with `status`.
+fn failure(uid: &str, status: Status) -> Vec<u8> {
+    let answer = serde_json::json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "ConversionReview",
+        "response": {"uid": uid, "result": status},
+    });
+    answer.to_string().into_bytes()
 }
 
 /// Converts one object to `desired_api_version` (`<group>/<version>`).
@@ -124,16 +170,22 @@ pub fn version_of(object: &Value) -> Result<&str, ConversionError> {
         .ok_or(ConversionError::Missing("apiVersion"))
 }
 
+/// An object read as the Rust type of its version, and the fields that type does not know,
+/// for the conversion to carry over.
+pub type Read<K> = Result<(K, Unknown), ConversionError>;
+
 /// Reads an object as the Rust type of its version.
-pub fn from_json<K>(object: Value) -> Result<K, ConversionError>
+pub fn from_json<K>(object: Value) -> Read<K>
 where
-    K: Resource<DynamicType = ()> + DeserializeOwned,
+    K: Resource<DynamicType = ()> + DeserializeOwned + Serialize,
 {
-    serde_json::from_value(object).map_err(|source| ConversionError::Invalid {
+    let typed = K::deserialize(&object).map_err(|source| ConversionError::Invalid {
         kind: K::kind(&()).into_owned(),
         version: K::version(&()).into_owned(),
         source,
-    })
+    })?;
+    let unknown = Unknown::of(&object, &to_json(&typed)?);
+    Ok((typed, unknown))
 }
 
 /// Writes an object, with the `apiVersion` of its type.
@@ -165,7 +217,7 @@ mod tests {
             b"{}",
             br#"{"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview"}"#,
         ] {
-            let review = serde_json::to_value(review(body)).expect("serializable");
+            let review: Value = serde_json::from_slice(&review(body)).expect("JSON");
             assert_eq!(
                 review["response"]["result"]["status"], "Failure",
                 "{review}"
@@ -184,8 +236,8 @@ mod tests {
                 "objects": [{"apiVersion": "other.example.com/v2", "kind": "Other", "metadata": {"name": "x"}}]
             }
         });
-        let review =
-            serde_json::to_value(review(body.to_string().as_bytes())).expect("serializable");
+        let review: Value =
+            serde_json::from_slice(&review(body.to_string().as_bytes())).expect("JSON");
         assert_eq!(review["response"]["uid"], "u1");
         assert_eq!(review["response"]["result"]["status"], "Failure");
         let message = review["response"]["result"]["message"]

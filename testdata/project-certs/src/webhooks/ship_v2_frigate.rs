@@ -93,7 +93,7 @@ mod tests {
                 "dryRun": false
             }
         });
-        let router = webhooks::router(webhooks::CONVERSION_BODY_LIMIT);
+        let router = webhooks::router(webhooks::Limits::default());
         let (status, answer) = webhooks::send(router, path, review.to_string()).await;
         assert_eq!(status, 200);
         assert_eq!(answer["kind"], "AdmissionReview", "{answer}");

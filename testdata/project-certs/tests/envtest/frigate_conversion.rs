@@ -7,10 +7,11 @@
 //! (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definition-versioning/);
 //! a round trip through the hub must lose nothing.
 
-use kube::api::{Api, DynamicObject, ListParams, PostParams};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
-use crate::control_plane::{control_plane, dynamic_api, manifests_in};
+use crate::control_plane::{control_plane, dynamic_api, eventually, manifests_in};
 
 /// The prefix of the namespaces of these tests.
 const PREFIX: &str = "frigates";
@@ -155,10 +156,13 @@ async fn a_replace_through_a_version_that_holds_less_keeps_what_it_cannot_hold()
     }
 }
 
-/// The API server converts every object of a LIST in one ConversionReview.
+/// The API server converts every object of a LIST in one ConversionReview
+/// (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definition-versioning/#webhook-request-and-response):
+/// one of 10,000 objects converts, one object at a time (`tests/conversion_memory.rs`
+/// measures what it takes).
 #[tokio::test]
-async fn a_list_of_a_thousand_at_another_version_converts() {
-    const COUNT: usize = 1000;
+async fn a_list_of_ten_thousand_at_another_version_converts() {
+    const COUNT: usize = 10_000;
     let namespace = namespace("list").await;
     let Some(spoke) = SPOKES.first() else {
         return;
@@ -173,7 +177,7 @@ async fn a_list_of_a_thousand_at_another_version_converts() {
             api.create(&PostParams::default(), &object).await.map(drop)
         });
         // A few at a time, as a client would.
-        if creates.len() >= 16 {
+        if creates.len() >= 32 {
             let created = creates.join_next().await.expect("a task");
             created.expect("no panic").expect("a create");
         }
@@ -182,12 +186,83 @@ async fn a_list_of_a_thousand_at_another_version_converts() {
         created.expect("no panic").expect("a create");
     }
     let selector = format!("test={namespace}");
+    // The figure to compare with the manager's memory limit: the peak resident memory of
+    // this test process, webhook server included, while the API server converts (Linux:
+    // writing 5 to `clear_refs` resets the peak).
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    // Not chunked: one review of all of them.
     let listed = api(spoke, &namespace)
         .await
         .list(&ListParams::default().labels(&selector))
         .await
         .expect("a LIST at the spoke");
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    if let Some(peak) = status.lines().find(|line| line.starts_with("VmHWM:")) {
+        println!("the LIST of {COUNT} at {spoke}: {peak}");
+    }
     assert_eq!(listed.items.len(), COUNT);
     let converted = listed.items.iter().all(|o| api_version(o) == Some(*spoke));
     assert!(converted, "the LIST at {spoke} returned other versions");
+}
+
+/// A CRD newer than the manager may declare fields its types do not know; the API server
+/// prunes what a version's schema does not declare, after the conversion
+/// (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#field-pruning),
+/// so the conversion must carry them, or a write at one version loses them at all.
+#[tokio::test]
+async fn fields_the_manager_does_not_know_survive_its_conversions() {
+    let namespace = namespace("unknown").await;
+    let client = control_plane().admin().await;
+    let crds: Api<CustomResourceDefinition> = Api::all(client);
+    let crd = crds.get(CRD).await.expect("the CRD");
+    let added = json!({"type": "string"});
+    let patch: Vec<Value> = (0..crd.spec.versions.len())
+        .map(|n| {
+            json!({
+                "op": "add",
+                "path": format!("/spec/versions/{n}/schema/openAPIV3Schema/properties/spec/properties/addedLater"),
+                "value": added,
+            })
+        })
+        .collect();
+    let patch = serde_json::from_value(Value::Array(patch)).expect("a JSON patch");
+    crds.patch(CRD, &PatchParams::default(), &Patch::Json::<()>(patch))
+        .await
+        .expect("a CRD with a field the manager does not know");
+    // The API server serves the new schema once it has rebuilt the kind's handler: a
+    // dry run at the hub (no conversion) keeps the field from then on.
+    let with_field = |api_version: &str, name: &str| {
+        let mut object = sample(api_version, &namespace, name);
+        object.data["spec"]["addedLater"] = json!("kept");
+        object
+    };
+    let hub = api(HUB, &namespace).await;
+    let probe = with_field(HUB, &format!("{namespace}-probe"));
+    eventually("the CRD's new field is served", || async {
+        let dry_run = PostParams {
+            dry_run: true,
+            ..PostParams::default()
+        };
+        let created = hub.create(&dry_run, &probe).await.ok()?;
+        (created.data["spec"]["addedLater"] == "kept").then_some(())
+    })
+    .await;
+    for (n, spoke) in SPOKES.iter().enumerate() {
+        let name = format!("{namespace}-{n}");
+        let spoke_api = api(spoke, &namespace).await;
+        spoke_api
+            .create(&PostParams::default(), &with_field(spoke, &name))
+            .await
+            .unwrap_or_else(|e| panic!("a create at {spoke}: {e}"));
+        let stored = hub.get(&name).await.expect("a read at the hub");
+        assert_eq!(
+            stored.data["spec"]["addedLater"], "kept",
+            "written at {spoke}, the field is gone at {HUB}"
+        );
+        let back = spoke_api.get(&name).await.expect("a read at the spoke");
+        assert_eq!(
+            back.data["spec"]["addedLater"], "kept",
+            "{spoke} -> {HUB} -> {spoke} lost the field"
+        );
+    }
 }

@@ -300,6 +300,58 @@ fn diff(round_trip: &Value, original: &Value, path: &mut Vec<Step>, out: &mut Ve
     }
 }
 
+/// The fields of an object that its Rust type does not know, as a CRD newer than this
+/// binary declares them. [`from_json`](super::conversion::from_json) finds them, and the
+/// conversion puts each back at its place in the converted object, where that has the
+/// field's parent and not the field itself: a round trip keeps them, and the API server
+/// prunes what the target version's schema does not declare.
+#[derive(Debug, Default, PartialEq)]
+pub struct Unknown(Vec<Place>);
+
+impl Unknown {
+    /// The fields of `original` that `known`, the object as its type writes it, lacks.
+    pub fn of(original: &Value, known: &Value) -> Self {
+        let mut places = Vec::new();
+        unknown(original, known, &mut Vec::new(), &mut places);
+        Self(places)
+    }
+
+    /// `object` with the unknown fields put back.
+    pub fn put_into(&self, mut object: Value) -> Value {
+        for place in &self.0 {
+            place.restore(&mut object);
+        }
+        object
+    }
+}
+
+/// The fields of `original` that `known` lacks: objects key by key and lists of the same
+/// length item by item, down to the fields themselves.
+fn unknown(original: &Value, known: &Value, path: &mut Vec<Step>, out: &mut Vec<Place>) {
+    match (original, known) {
+        (Value::Object(original), Value::Object(known)) => {
+            for (key, value) in original {
+                path.push(Step::Field(key.clone()));
+                match known.get(key) {
+                    Some(known) => unknown(value, known, path, out),
+                    // A `null` holds nothing: the API server drops it too.
+                    None if value.is_null() => {}
+                    None => out.push(Place::at(path, None, Some(value))),
+                }
+                path.pop();
+            }
+        }
+        (Value::Array(original), Value::Array(known)) if original.len() == known.len() => {
+            for (index, (value, known)) in original.iter().zip(known).enumerate() {
+                path.push(Step::Item(index));
+                unknown(value, known, path, out);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Checks of the conversions, for the tests `rsbuilder create webhook --conversion`
 /// generates.
 #[cfg(test)]
@@ -518,6 +570,28 @@ mod tests {
             restore(json!({"items": [{"n": 1}]})),
             json!({"items": [{"n": 1, "x": "a"}]})
         );
+    }
+
+    #[test]
+    fn fields_the_type_does_not_know_go_back_where_their_parent_is() {
+        let original = json!({
+            "spec": {"a": 1, "new": {"x": 1}, "none": null, "items": [{"n": 1, "y": 2}]},
+            "extra": [1]
+        });
+        let known = json!({"spec": {"a": 1, "items": [{"n": 1}]}});
+        let unknown = Unknown::of(&original, &known);
+        // The converted object renamed `a` and moved `items`: what has no parent there
+        // stays out, and nothing the conversion wrote is overwritten.
+        let converted = json!({"spec": {"b": 1, "new": "set"}, "other": {"items": [{"n": 1}]}});
+        assert_eq!(
+            unknown.put_into(converted),
+            json!({"spec": {"b": 1, "new": "set"}, "other": {"items": [{"n": 1}]}, "extra": [1]})
+        );
+        assert_eq!(
+            unknown.put_into(json!({"spec": {"items": [{"n": 1}]}})),
+            json!({"spec": {"new": {"x": 1}, "items": [{"n": 1, "y": 2}]}, "extra": [1]})
+        );
+        assert_eq!(Unknown::of(&known, &known), Unknown::default());
     }
 
     #[test]

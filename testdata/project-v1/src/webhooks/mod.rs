@@ -6,6 +6,7 @@
 //! `config/webhook/manifests.yaml`.
 
 pub mod admission;
+pub mod budget;
 pub mod certs;
 pub mod server;
 pub mod conversion;
@@ -19,10 +20,12 @@ use std::path::PathBuf;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{StatusCode, header};
+use axum::middleware;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, post};
 use serde::Serialize;
 
+use self::budget::Budget;
 use crate::server::Readiness;
 use crate::shutdown::Shutdown;
 
@@ -38,9 +41,31 @@ pub const ADMISSION_BODY_LIMIT: usize = 7 * 1024 * 1024;
 /// The default largest ConversionReview the conversion webhook reads: the API server
 /// converts every object of a LIST in one review
 /// (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definition-versioning/#webhook-request-and-response),
-/// and 64 MiB holds thousands of objects of a few KiB each. The manager's memory limit
-/// must leave room for several times that while a review is converted.
-pub const CONVERSION_BODY_LIMIT: usize = 64 * 1024 * 1024;
+/// and 32 MiB holds 10,000 objects of 3 KiB. Clients list in pages of 500 by default.
+pub const CONVERSION_BODY_LIMIT: usize = 32 * 1024 * 1024;
+
+/// The default bytes of request bodies the webhooks hold at once, all requests together.
+/// A review takes about twice its body while it is answered (`tests/webhook_memory.rs`):
+/// 64 MiB at most, which the manager's memory limit leaves room for
+/// (`config/default/manager_webhook_patch.yaml`).
+pub const BODIES_IN_FLIGHT: usize = 32 * 1024 * 1024;
+
+/// How much the webhooks read: the largest ConversionReview, and the bytes of request
+/// bodies held at once ([`budget`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub conversion_body: usize,
+    pub in_flight: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            conversion_body: CONVERSION_BODY_LIMIT,
+            in_flight: BODIES_IN_FLIGHT,
+        }
+    }
+}
 
 /// Every webhook of this manager: its path and its handler.
 pub fn routes() -> Vec<(&'static str, MethodRouter)> {
@@ -59,17 +84,21 @@ pub fn routes() -> Vec<(&'static str, MethodRouter)> {
 }
 
 /// The webhooks as one router; the conversion webhook reads requests of up to
-/// `conversion_limit` bytes, the admission webhooks of up to [`ADMISSION_BODY_LIMIT`].
-pub fn router(conversion_limit: usize) -> Router {
+/// `limits.conversion_body` bytes, the admission webhooks of up to
+/// [`ADMISSION_BODY_LIMIT`], all of them within one budget of `limits.in_flight`.
+pub fn router(limits: Limits) -> Router {
+    let budget = Budget::new(limits.in_flight);
     routes()
         .into_iter()
         .fold(Router::new(), |router, (path, handler)| {
             let limit = if path == CONVERSION_PATH {
-                conversion_limit
+                limits.conversion_body
             } else {
                 ADMISSION_BODY_LIMIT
             };
-            router.route(path, handler.layer(DefaultBodyLimit::max(limit)))
+            let admit = middleware::from_fn_with_state((budget.clone(), limit), budget::admit);
+            let handler = handler.layer(DefaultBodyLimit::max(limit)).layer(admit);
+            router.route(path, handler)
         })
 }
 
@@ -78,13 +107,13 @@ pub fn router(conversion_limit: usize) -> Router {
 pub async fn serve(
     addr: SocketAddr,
     cert_dir: PathBuf,
-    conversion_limit: usize,
+    limits: Limits,
     ready: Readiness,
     shutdown: Shutdown,
 ) -> anyhow::Result<()> {
     server::serve(
         server::Config::new(addr, cert_dir),
-        router(conversion_limit),
+        router(limits),
         ready,
         shutdown,
     )
@@ -94,9 +123,14 @@ pub async fn serve(
 /// A webhook's answer, as JSON.
 pub fn json(answer: &impl Serialize) -> Response {
     match serde_json::to_vec(answer) {
-        Ok(body) => ([(header::CONTENT_TYPE, "application/json")], body).into_response(),
+        Ok(body) => json_body(body),
         Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     }
+}
+
+/// A webhook's answer, already written as JSON.
+pub fn json_body(body: Vec<u8>) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 /// Posts `body` to the webhook at `path` of `router`, as the API server does: the HTTP
@@ -134,6 +168,33 @@ mod tests {
         send(router, path, body).await.0
     }
 
+    /// The port admits every source: a request that declares more than its webhook reads
+    /// is refused before its body arrives, and holds nothing meanwhile.
+    #[tokio::test]
+    async fn a_body_declared_too_large_is_refused_unread() {
+        use axum::body::{Body, Bytes};
+        use tower::ServiceExt;
+
+        for (path, _) in routes() {
+            let limit = if path == CONVERSION_PATH {
+                CONVERSION_BODY_LIMIT
+            } else {
+                ADMISSION_BODY_LIMIT
+            };
+            let never = futures::stream::pending::<Result<Bytes, std::io::Error>>();
+            let request = http::Request::post(path)
+                .header(header::CONTENT_LENGTH, limit + 1)
+                .body(Body::from_stream(never))
+                .expect("a valid request");
+            let answer = router(Limits::default()).oneshot(request);
+            let answer = tokio::time::timeout(std::time::Duration::from_secs(5), answer)
+                .await
+                .unwrap_or_else(|_| panic!("{path} waited for a body it must refuse"))
+                .expect("the router is infallible");
+            assert_eq!(answer.status(), StatusCode::PAYLOAD_TOO_LARGE, "{path}");
+        }
+    }
+
     /// Beyond axum's default limit of 2 MiB: a ConversionReview of a LIST, an UPDATE with its
     /// old object. A body that cannot be a review is answered with a failed review, not a
     /// refused request, so only the size decides the status here.
@@ -145,10 +206,14 @@ mod tests {
             } else {
                 (3 * MIB, ADMISSION_BODY_LIMIT)
             };
-            let fitting = status(router(CONVERSION_BODY_LIMIT), path, fits).await;
+            let fitting = status(router(Limits::default()), path, fits).await;
             assert_eq!(fitting, StatusCode::OK, "{path}");
             // The conversion webhook's limit is the one given; the admission webhooks' is fixed.
-            let too_large = status(router(MIB), path, limit + 1).await;
+            let limits = Limits {
+                conversion_body: MIB,
+                ..Limits::default()
+            };
+            let too_large = status(router(limits), path, limit + 1).await;
             assert_eq!(too_large, StatusCode::PAYLOAD_TOO_LARGE, "{path}");
         }
     }

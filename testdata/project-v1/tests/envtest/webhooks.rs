@@ -51,8 +51,7 @@ pub fn serve(
         reload_interval: Duration::from_secs(1),
         ..server::Config::new(([127, 0, 0, 1], port).into(), cert_dir)
     };
-    let router =
-        webhooks::router(webhooks::CONVERSION_BODY_LIMIT).layer(middleware::from_fn(record));
+    let router = webhooks::router(webhooks::Limits::default()).layer(middleware::from_fn(record));
     let ready = Health::default().part("webhook-server");
     Box::pin(server::serve(config, router, ready, shutdown))
 }

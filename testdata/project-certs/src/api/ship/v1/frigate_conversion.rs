@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::frigate as spoke;
 use crate::api::ship::v2::frigate as hub;
-use crate::webhooks::conversion::{ConversionError, from_json, to_json};
+use crate::webhooks::conversion::{ConversionError, Read, from_json, to_json};
 use crate::webhooks::lossless::lossless;
 
 /// Keeps the values of v1 that v2 cannot hold.
@@ -39,9 +39,11 @@ impl TryFrom<hub::Frigate> for spoke::Frigate {
     }
 }
 
-/// A v1 Frigate as the API server sends it, converted to the hub (for `/convert`).
-pub fn json_to_hub(object: Value) -> Result<hub::Frigate, ConversionError> {
-    from_json::<spoke::Frigate>(object)?.try_into()
+/// A v1 Frigate as the API server sends it, converted to the hub (for `/convert`),
+/// and the fields v1's type does not know.
+pub fn json_to_hub(object: Value) -> Read<hub::Frigate> {
+    let (object, unknown) = from_json::<spoke::Frigate>(object)?;
+    Ok((object.try_into()?, unknown))
 }
 
 /// The hub as a v1 Frigate, as the API server expects it (for `/convert`).

@@ -10,18 +10,21 @@ use serde_json::Value;
 
 use super::frigate::{self as hub, Frigate};
 use crate::api::ship as group;
-use crate::webhooks::conversion::{ConversionError, from_json, to_json, version_of};
+use crate::webhooks::conversion::{ConversionError, Read, from_json, to_json, version_of};
 
-/// Converts a Frigate of any served version into `version`.
+/// Converts a Frigate of any served version into `version`, with the fields its types do
+/// not know where `version` has their parents.
 pub fn convert(object: Value, version: &str) -> Result<Value, ConversionError> {
     if version_of(&object)? == version {
         return Ok(object);
     }
-    from_hub(to_hub(object)?, version)
+    let (hub, unknown) = to_hub(object)?;
+    Ok(unknown.put_into(from_hub(hub, version)?))
 }
 
-/// A Frigate of any served version, as the hub.
-pub fn to_hub(object: Value) -> Result<Frigate, ConversionError> {
+/// A Frigate of any served version, as the hub, and the fields its version's type does not
+/// know.
+pub fn to_hub(object: Value) -> Read<Frigate> {
     let version = version_of(&object)?.to_string();
     match version.as_str() {
         "v2" => from_json(object),
@@ -116,8 +119,8 @@ mod tests {
                 "objects": objects,
             }
         });
-        let answer = serde_json::to_value(review(request.to_string().as_bytes()))
-            .expect("a serializable review");
+        let answer: Value =
+            serde_json::from_slice(&review(request.to_string().as_bytes())).expect("JSON");
         let response = answer["response"].clone();
         assert_eq!(response["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002");
         response
@@ -155,12 +158,38 @@ mod tests {
         }
     }
 
+    /// A CRD newer than this binary may declare fields its types do not know: a conversion
+    /// carries them over where the other version has their parent, so that a round trip
+    /// keeps them.
+    #[test]
+    fn fields_the_types_do_not_know_survive_every_conversion() {
+        let samples: Vec<Value> = samples()
+            .into_iter()
+            .map(|mut sample| {
+                sample["spec"]["addedLater"] = json!({"by": "a newer CRD"});
+                sample
+            })
+            .collect();
+        for target in &samples {
+            let api_version = target["apiVersion"].as_str().unwrap_or_default();
+            for (original, object) in samples.iter().zip(convert_all(&samples, api_version)) {
+                assert_eq!(object["spec"]["addedLater"], original["spec"]["addedLater"]);
+                let back = original["apiVersion"].as_str().unwrap_or_default();
+                assert_eq!(
+                    convert_all(&[object], back),
+                    std::slice::from_ref(original),
+                    "{back} -> {api_version} -> {back} lost a field its types do not know"
+                );
+            }
+        }
+    }
+
     /// The API server converts every object of a LIST in one ConversionReview
     /// (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definition-versioning/#webhook-request-and-response):
     /// 5 MiB of them, beyond axum's default limit of 2 MiB, are read and converted.
     #[tokio::test]
     async fn a_conversion_review_of_five_mib_is_converted() {
-        use crate::webhooks::{CONVERSION_BODY_LIMIT, CONVERSION_PATH, router, send};
+        use crate::webhooks::{CONVERSION_PATH, Limits, router, send};
 
         let mut objects = Vec::new();
         let mut size = 0;
@@ -182,7 +211,7 @@ mod tests {
                 "objects": objects,
             }
         });
-        let router = router(CONVERSION_BODY_LIMIT);
+        let router = router(Limits::default());
         let (status, answer) = send(router, CONVERSION_PATH, request.to_string()).await;
         assert_eq!(status, 200);
         assert_eq!(answer["response"]["result"]["status"], "Success");
@@ -190,6 +219,31 @@ mod tests {
             .as_array()
             .map_or(0, Vec::len);
         assert_eq!(converted, objects.len());
+    }
+
+    /// Converting the review of a big LIST takes a while: it runs off the async runtime,
+    /// so that the other tasks go on meanwhile, here on a runtime of one thread.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_review_converts_off_the_async_runtime() {
+        let objects: Vec<Value> = samples().into_iter().cycle().take(10_000).collect();
+        let request = json!({
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "ConversionReview",
+            "request": {
+                "uid": "u1",
+                "desiredAPIVersion": "ship.example.com/v2",
+                "objects": objects,
+            }
+        });
+        let body = request.to_string().into();
+        let conversion = tokio::spawn(crate::webhooks::conversion::convert(body));
+        tokio::task::yield_now().await;
+        assert!(
+            !conversion.is_finished(),
+            "the conversion ran on the runtime's thread until it was done"
+        );
+        let response = conversion.await.expect("a conversion that does not panic");
+        assert_eq!(response.status(), 200);
     }
 
     #[test]

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::cron_job as spoke;
 use crate::api::batch::v1::cron_job as hub;
-use crate::webhooks::conversion::{ConversionError, from_json, to_json};
+use crate::webhooks::conversion::{ConversionError, Read, from_json, to_json};
 use crate::webhooks::lossless::lossless;
 
 /// Keeps the values of v1alpha1 that v1 cannot hold.
@@ -39,9 +39,11 @@ impl TryFrom<hub::CronJob> for spoke::CronJob {
     }
 }
 
-/// A v1alpha1 CronJob as the API server sends it, converted to the hub (for `/convert`).
-pub fn json_to_hub(object: Value) -> Result<hub::CronJob, ConversionError> {
-    from_json::<spoke::CronJob>(object)?.try_into()
+/// A v1alpha1 CronJob as the API server sends it, converted to the hub (for `/convert`),
+/// and the fields v1alpha1's type does not know.
+pub fn json_to_hub(object: Value) -> Read<hub::CronJob> {
+    let (object, unknown) = from_json::<spoke::CronJob>(object)?;
+    Ok((object.try_into()?, unknown))
 }
 
 /// The hub as a v1alpha1 CronJob, as the API server expects it (for `/convert`).
