@@ -166,6 +166,7 @@ pub const HELPER_MODULES: &[&str] = &[
     "children",
     "per_object",
     "admission",
+    "budget",
     "certs",
     "conversion",
     "lossless",
