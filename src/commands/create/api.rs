@@ -764,15 +764,14 @@ pub(super) fn plan_controller(
         renderer.render(test, ctx)?,
     );
     // Its scenarios on a real API server; the `_controller` suffix keeps the module apart
-    // from the envtest binary's own (`crds`, `leader`, `control_plane`).
-    // (Built-in kinds have none yet: their objects need fields only the user knows.)
-    let scaffolded = envtest_scaffolded(tree)?;
-    let envtest = match (builtin, ctx.external) {
-        (false, _) => Some("api/tests/envtest/kind.rs.hbs"),
-        (true, true) => Some("api/tests/envtest/external.rs.hbs"),
-        (true, false) => None,
+    // from the envtest binary's own (`crds`, `leader`, `control_plane`). Built-in kinds'
+    // objects need fields only the user knows: their test needs no object.
+    let template = match (builtin, ctx.external) {
+        (false, _) => "api/tests/envtest/kind.rs.hbs",
+        (true, true) => "api/tests/envtest/external.rs.hbs",
+        (true, false) => "api/tests/envtest/builtin.rs.hbs",
     };
-    if let Some(template) = envtest.filter(|_| scaffolded) {
+    if envtest_scaffolded(tree)? {
         let module = format!("{}_controller", ctx.kind_snake);
         plan.scaffold(
             format!("tests/envtest/{module}.rs"),

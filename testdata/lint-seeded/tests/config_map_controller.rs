@@ -8,11 +8,15 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
+use http::Method;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::core::{ObjectMeta, Status};
+use kube::Resource;
+use kube::core::{ObjectMeta, PartialObjectMetaExt, Status};
 use kube::runtime::controller::Action;
 
 use lint_seeded::controllers::config_map::{self as controller, Error};
+use lint_seeded::server::Readiness;
+use lint_seeded::shutdown::Shutdown;
 
 use support::{context, finish};
 
@@ -45,16 +49,30 @@ async fn failures_are_retried_with_growing_backoff() {
     assert!(metrics.contains(&failures), "{metrics}");
 }
 
-/// A ConfigMap as the controller's cache hands it over.
-fn config_map(name: &str) -> ConfigMap {
-    ConfigMap {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            namespace: Some("default".into()),
-            uid: Some(format!("{name}-uid")),
-            generation: Some(1),
-            ..ObjectMeta::default()
-        },
-        ..ConfigMap::default()
-    }
+/// The watch asks the API server for metadata only
+/// (https://kubernetes.io/docs/reference/using-api/api-concepts/#alternate-representations-of-resources):
+/// the scaffolded reconciler reads no more, and the cache of a busy cluster stays small.
+#[tokio::test]
+async fn the_watch_lists_metadata_only() {
+    let (ctx, mut server) = context();
+    let (_stop, shutdown) = Shutdown::channel();
+    let run = controller::run((*ctx).clone(), Readiness::default(), shutdown);
+    let controller = tokio::spawn(run);
+    let path = ConfigMap::url_path(&(), None);
+    let list = server.expect(Method::GET, &path).await;
+    controller.abort();
+    let accept = &list.accept;
+    assert!(accept.contains("as=PartialObjectMetadataList"), "{accept}");
+}
+
+/// A ConfigMap as the controller's cache hands it over: its metadata.
+fn config_map(name: &str) -> controller::Watched {
+    let metadata = ObjectMeta {
+        name: Some(name.into()),
+        namespace: Some("default".into()),
+        uid: Some(format!("{name}-uid")),
+        generation: Some(1),
+        ..ObjectMeta::default()
+    };
+    metadata.into_request_partial::<ConfigMap>()
 }

@@ -9,11 +9,15 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kube::core::{ObjectMeta, Status};
+use http::Method;
+use kube::Resource;
+use kube::core::{ObjectMeta, PartialObjectMetaExt, Status};
 use kube::runtime::controller::Action;
 
 use project_external::api::external::cert_manager_io::v1::certificate::Certificate;
 use project_external::controllers::certificate::{self as controller, Error};
+use project_external::server::Readiness;
+use project_external::shutdown::Shutdown;
 
 use support::{context, finish};
 
@@ -46,16 +50,30 @@ async fn failures_are_retried_with_growing_backoff() {
     assert!(metrics.contains(&failures), "{metrics}");
 }
 
-/// A Certificate as the controller's cache hands it over.
-fn certificate(name: &str) -> Certificate {
-    Certificate {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            namespace: Some("default".into()),
-            uid: Some(format!("{name}-uid")),
-            generation: Some(1),
-            ..ObjectMeta::default()
-        },
-        ..Certificate::default()
-    }
+/// The watch asks the API server for metadata only
+/// (https://kubernetes.io/docs/reference/using-api/api-concepts/#alternate-representations-of-resources):
+/// the scaffolded reconciler reads no more, and the cache of a busy cluster stays small.
+#[tokio::test]
+async fn the_watch_lists_metadata_only() {
+    let (ctx, mut server) = context();
+    let (_stop, shutdown) = Shutdown::channel();
+    let run = controller::run((*ctx).clone(), Readiness::default(), shutdown);
+    let controller = tokio::spawn(run);
+    let path = Certificate::url_path(&(), None);
+    let list = server.expect(Method::GET, &path).await;
+    controller.abort();
+    let accept = &list.accept;
+    assert!(accept.contains("as=PartialObjectMetadataList"), "{accept}");
+}
+
+/// A Certificate as the controller's cache hands it over: its metadata.
+fn certificate(name: &str) -> controller::Watched {
+    let metadata = ObjectMeta {
+        name: Some(name.into()),
+        namespace: Some("default".into()),
+        uid: Some(format!("{name}-uid")),
+        generation: Some(1),
+        ..ObjectMeta::default()
+    };
+    metadata.into_request_partial::<Certificate>()
 }

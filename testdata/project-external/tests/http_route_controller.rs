@@ -9,11 +9,15 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kube::core::{ObjectMeta, Status};
+use http::Method;
+use kube::Resource;
+use kube::core::{ObjectMeta, PartialObjectMetaExt, Status};
 use kube::runtime::controller::Action;
 
 use project_external::api::external::gateway_networking_k8s_io::v1beta1::http_route::HTTPRoute;
 use project_external::controllers::http_route::{self as controller, Error};
+use project_external::server::Readiness;
+use project_external::shutdown::Shutdown;
 
 use support::{context, finish};
 
@@ -46,16 +50,30 @@ async fn failures_are_retried_with_growing_backoff() {
     assert!(metrics.contains(&failures), "{metrics}");
 }
 
-/// A HTTPRoute as the controller's cache hands it over.
-fn http_route(name: &str) -> HTTPRoute {
-    HTTPRoute {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            namespace: Some("default".into()),
-            uid: Some(format!("{name}-uid")),
-            generation: Some(1),
-            ..ObjectMeta::default()
-        },
-        ..HTTPRoute::default()
-    }
+/// The watch asks the API server for metadata only
+/// (https://kubernetes.io/docs/reference/using-api/api-concepts/#alternate-representations-of-resources):
+/// the scaffolded reconciler reads no more, and the cache of a busy cluster stays small.
+#[tokio::test]
+async fn the_watch_lists_metadata_only() {
+    let (ctx, mut server) = context();
+    let (_stop, shutdown) = Shutdown::channel();
+    let run = controller::run((*ctx).clone(), Readiness::default(), shutdown);
+    let controller = tokio::spawn(run);
+    let path = HTTPRoute::url_path(&(), None);
+    let list = server.expect(Method::GET, &path).await;
+    controller.abort();
+    let accept = &list.accept;
+    assert!(accept.contains("as=PartialObjectMetadataList"), "{accept}");
+}
+
+/// A HTTPRoute as the controller's cache hands it over: its metadata.
+fn http_route(name: &str) -> controller::Watched {
+    let metadata = ObjectMeta {
+        name: Some(name.into()),
+        namespace: Some("default".into()),
+        uid: Some(format!("{name}-uid")),
+        generation: Some(1),
+        ..ObjectMeta::default()
+    };
+    metadata.into_request_partial::<HTTPRoute>()
 }

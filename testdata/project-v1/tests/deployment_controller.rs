@@ -9,11 +9,15 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
+use http::Method;
 use k8s_openapi::api::apps::v1::Deployment;
-use kube::core::{ObjectMeta, Status};
+use kube::Resource;
+use kube::core::{ObjectMeta, PartialObjectMetaExt, Status};
 use kube::runtime::controller::Action;
 
 use project_v1::controllers::deployment::{self as controller, Error};
+use project_v1::server::Readiness;
+use project_v1::shutdown::Shutdown;
 
 use support::{context, finish};
 
@@ -46,16 +50,30 @@ async fn failures_are_retried_with_growing_backoff() {
     assert!(metrics.contains(&failures), "{metrics}");
 }
 
-/// A Deployment as the controller's cache hands it over.
-fn deployment(name: &str) -> Deployment {
-    Deployment {
-        metadata: ObjectMeta {
-            name: Some(name.into()),
-            namespace: Some("default".into()),
-            uid: Some(format!("{name}-uid")),
-            generation: Some(1),
-            ..ObjectMeta::default()
-        },
-        ..Deployment::default()
-    }
+/// The watch asks the API server for metadata only
+/// (https://kubernetes.io/docs/reference/using-api/api-concepts/#alternate-representations-of-resources):
+/// the scaffolded reconciler reads no more, and the cache of a busy cluster stays small.
+#[tokio::test]
+async fn the_watch_lists_metadata_only() {
+    let (ctx, mut server) = context();
+    let (_stop, shutdown) = Shutdown::channel();
+    let run = controller::run((*ctx).clone(), Readiness::default(), shutdown);
+    let controller = tokio::spawn(run);
+    let path = Deployment::url_path(&(), None);
+    let list = server.expect(Method::GET, &path).await;
+    controller.abort();
+    let accept = &list.accept;
+    assert!(accept.contains("as=PartialObjectMetadataList"), "{accept}");
+}
+
+/// A Deployment as the controller's cache hands it over: its metadata.
+fn deployment(name: &str) -> controller::Watched {
+    let metadata = ObjectMeta {
+        name: Some(name.into()),
+        namespace: Some("default".into()),
+        uid: Some(format!("{name}-uid")),
+        generation: Some(1),
+        ..ObjectMeta::default()
+    };
+    metadata.into_request_partial::<Deployment>()
 }

@@ -12,6 +12,7 @@ mod leader;
 mod metrics_auth;
 mod crds;
 mod frigate_controller;
+mod config_map_controller;
 // +rsbuilder:scaffold:envtest-modules
 
 /// What the control plane installs besides `config/crd/bases`: rsbuilder adds the

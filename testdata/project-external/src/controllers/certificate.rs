@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use futures::{StreamExt, TryStreamExt};
+use kube::core::PartialObjectMeta;
 use kube::runtime::controller::{self, Action, Controller};
 use kube::runtime::{WatchStreamExt, predicates, reflector, watcher};
 use kube::{Api, ResourceExt};
@@ -37,6 +38,13 @@ pub const CONCURRENCY: u16 = 1;
 /// This controller, as `controllers::all()` lists it.
 pub const CONTROLLER: (&str, Run) = (NAME, run);
 
+/// What the watch and the cache hold of each Certificate: its metadata, which is all the
+/// scaffolded `reconcile` reads, as controller-runtime's `OnlyMetadata` watches. The
+/// certificates of a busy cluster take little memory so.
+/// (`Api<PartialObjectMeta<_>>` asks the API server for metadata only.)
+/// TODO(user): when `reconcile` needs the spec or the status, make this `Certificate`.
+pub type Watched = PartialObjectMeta<Certificate>;
+
 /// This controller's retry counts (after 5 seconds, doubling up to 5 minutes), kept in
 /// the manager's context.
 fn retries(ctx: &Context) -> Arc<Backoff> {
@@ -60,11 +68,11 @@ pub enum Error {
 /// `synced` is set once its watch has listed every object (its cache is in sync).
 pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'static, ()> {
     Box::pin(async move {
-        let api: Api<Certificate> = match &ctx.namespace {
+        let api: Api<Watched> = match &ctx.namespace {
             Some(namespace) => Api::namespaced(ctx.client.clone(), namespace),
             None => Api::all(ctx.client.clone()),
         };
-        // The controller's cache: `reconcile` receives each Certificate from this store.
+        // The controller's cache: `reconcile` receives each Certificate ([`Watched`]) from it.
         let (store, writer) = reflector::store();
         // A reconciliation follows each change of spec (a new generation).
         let trigger = predicates::generation;
@@ -72,8 +80,8 @@ pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'st
         let triggers = watcher(api, watcher::Config::default())
             .default_backoff()
             // The cache keeps what `reconcile` reads: not `managedFields`, often the largest
-            // part of an object. TODO(user): drop more here (`status`, say) if `reconcile`
-            // never reads it, to keep the cache of a busy cluster small.
+            // part of an object. TODO(user): once whole objects are watched, drop more here
+            // (`status`, say) if `reconcile` never reads it.
             .modify(|object| object.managed_fields_mut().clear())
             .reflect(writer)
             .inspect_ok(move |event| {
@@ -105,7 +113,7 @@ pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'st
 /// from the API server shows they are missing, and are changed with server-side apply.
 /// Certificate belongs to whoever installed its CRD: leave its status to the owner's controllers.
 pub async fn reconcile(
-    object: Arc<Certificate>, // from the controller's cache, see above
+    object: Arc<Watched>, // from the controller's cache, see above
     ctx: Arc<Context>,
 ) -> Result<Action, Error> {
     let _timer = ctx.metrics.reconcile_started(NAME);
@@ -117,7 +125,7 @@ pub async fn reconcile(
 /// Decides when a failed reconciliation of `object` is retried: 5 seconds after its first
 /// failure, twice as long after each further failure in a row, at most 5 minutes.
 pub fn error_policy(
-    object: Arc<Certificate>,
+    object: Arc<Watched>,
     error: &Error, // what `reconcile` returned
     ctx: Arc<Context>,
 ) -> Action {

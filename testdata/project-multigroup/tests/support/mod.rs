@@ -11,7 +11,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use http::header::CONTENT_TYPE;
+use http::header::{ACCEPT, CONTENT_TYPE};
 use http::{Method, Request, Response, StatusCode};
 use kube::Client;
 use kube::client::Body;
@@ -99,6 +99,9 @@ pub struct ApiServer(Handle<Request<Body>, Response<Body>>);
 /// A request the reconciler made.
 pub struct Received {
     pub query: String,
+    /// The representation asked for: a metadata-only watch asks for
+    /// `PartialObjectMetadataList`.
+    pub accept: String,
     pub content_type: String,
     pub body: Value,
     reply: SendResponse<Response<Body>>,
@@ -120,12 +123,13 @@ impl ApiServer {
             request.uri()
         );
         let query = request.uri().query().unwrap_or_default().to_string();
-        let content_type = request
-            .headers()
-            .get(CONTENT_TYPE)
-            .and_then(|value| value.to_str().ok())
-            .unwrap_or_default()
-            .to_string();
+        let (accept, content_type) = {
+            let header = |name| {
+                let value = request.headers().get(name).and_then(|v| v.to_str().ok());
+                value.unwrap_or_default().to_string()
+            };
+            (header(ACCEPT), header(CONTENT_TYPE))
+        };
         let bytes = request
             .into_body()
             .collect_bytes()
@@ -135,6 +139,7 @@ impl ApiServer {
         check_request(&method, path, &query, &content_type, &body);
         Received {
             query,
+            accept,
             content_type,
             body,
             reply,

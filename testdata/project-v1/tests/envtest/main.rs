@@ -14,6 +14,7 @@ mod metrics_auth;
 mod crds;
 mod cron_job_controller;
 mod tenant_controller;
+mod deployment_controller;
 mod webhooks;
 mod webhook_certs;
 mod cron_job_conversion;
