@@ -236,7 +236,7 @@ fn string_enums_become_enums() {
         &text,
         &[
             "    pub algorithm: WidgetSpecAlgorithm,",
-            "#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]\npub enum WidgetSpecAlgorithm {\n    #[default]\n    #[serde(rename = \"RSA\")]\n    Rsa,\n    #[serde(rename = \"ECDSA\")]\n    Ecdsa,\n    Ed25519,\n    #[serde(rename = \"rsa\")]\n    Rsa2,\n}",
+            "#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]\npub enum WidgetSpecAlgorithm {\n    #[default]\n    #[serde(rename = \"RSA\")]\n    Rsa,\n    #[serde(rename = \"ECDSA\")]\n    Ecdsa,\n    Ed25519,\n    #[serde(rename = \"rsa\")]\n    Rsa2,\n    /// A value these types do not know, kept as it is.\n    #[serde(untagged)]\n    Unknown(String),\n}",
             "    pub code: Option<i64>,",
             "    pub mixed: Option<String>,",
         ],

@@ -256,6 +256,7 @@ impl Builder {
             name: name.clone(),
             docs: Self::type_docs(schema, place, docs),
             variants,
+            unknown: naming::unique("Unknown".into(), &mut idents),
         }));
         name
     }

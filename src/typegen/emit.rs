@@ -91,7 +91,7 @@ fn doc_lines(out: &mut Vec<String>, indent: usize, docs: &[String]) {
 
 /// The derives of every generated struct; the root struct (the spec) adds `CustomResource`.
 const STRUCT_DERIVES: &str = "Serialize, Deserialize, Clone, Debug, Default, PartialEq";
-const ENUM_DERIVES: &str = "Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq";
+const ENUM_DERIVES: &str = "Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq";
 
 /// The lines of `item`; `kube` holds the arguments of `#[kube(...)]` for the struct that
 /// derives `CustomResource`.
@@ -208,6 +208,11 @@ fn enumeration(e: &Enum) -> Vec<String> {
         }
         out.push(format!("    {},", v.ident));
     }
+    // A value the CRD allows since these types were generated must not fail every read of
+    // the object (and wedge a watch): it is kept as it is, and written back unchanged.
+    out.push("    /// A value these types do not know, kept as it is.".into());
+    out.push("    #[serde(untagged)]".into());
+    out.push(format!("    {}(String),", e.unknown));
     out.push("}".into());
     out
 }

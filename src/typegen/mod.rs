@@ -13,6 +13,7 @@ mod docs;
 mod emit;
 mod model;
 mod naming;
+mod probe;
 
 use anyhow::{Context, Result, bail};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
@@ -32,6 +33,13 @@ pub struct Generated {
     /// JSON paths of the values the types drop when they read an object: kube-derive's
     /// root struct has only `metadata`, `spec` and `status`.
     pub untyped: Vec<String>,
+}
+
+/// The keys below `spec` of a field of `version` of `crd` whose values an enum lists, that an
+/// object can set alone (see [`probe`]).
+pub fn enum_field(crd: &CustomResourceDefinition, version: &str) -> Option<Vec<String>> {
+    let v = crd.spec.versions.iter().find(|v| v.name == version)?;
+    probe::enum_field(v.schema.as_ref()?.open_api_v3_schema.as_ref()?)
 }
 
 /// The types of `version` of `crd`: the file's text after `boilerplate` and the module

@@ -158,6 +158,8 @@ pub struct Enum {
     pub name: String,
     pub docs: Vec<String>,
     pub variants: Vec<Variant>,
+    /// The variant that holds any other value, as a newer CRD may allow: `Unknown`.
+    pub unknown: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]

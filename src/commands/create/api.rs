@@ -150,6 +150,30 @@ pub(super) struct Ctx {
     pub(super) kind_block: String,
     pub(super) sample_file: String,
     pub(super) sample_spec: String,
+    /// An external kind's field of the spec whose values an enum lists, for the envtest test
+    /// of a value the types do not know.
+    pub(super) enum_field: Option<EnumField>,
+}
+
+/// A field as JSON pointers: into the version's `openAPIV3Schema`, and into an object.
+#[derive(Debug, Clone, Serialize)]
+pub(super) struct EnumField {
+    pub(super) schema: String,
+    pub(super) object: String,
+}
+
+impl EnumField {
+    /// The field of the spec at `keys`, which are plain (see `typegen::enum_field`).
+    pub(super) fn at(keys: &[String]) -> Self {
+        Self {
+            schema: keys.iter().fold("/properties/spec".into(), |path, key| {
+                format!("{path}/properties/{key}")
+            }),
+            object: keys
+                .iter()
+                .fold("/spec".into(), |path, key| format!("{path}/{key}")),
+        }
+    }
 }
 
 pub(super) const API_MOD: &str = "src/api/mod.rs";
@@ -293,6 +317,7 @@ pub(super) fn base_context(
             args.kind.to_lowercase()
         ),
         sample_spec: String::new(),
+        enum_field: None,
     })
 }
 

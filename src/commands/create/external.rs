@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
-use super::api::{self, ApiRequest, Ctx, Planned};
+use super::api::{self, ApiRequest, Ctx, EnumField, Planned};
 use crate::external::{self, TYPES_DIR, crd_file};
 use crate::project::{self, Project, Resource};
 use crate::scaffold::{Plan, Renderer, Tree};
@@ -192,6 +192,7 @@ fn context(
         crd.plural(),
         crd.namespaced(),
     )?;
+    ctx.enum_field = typegen::enum_field(&crd.crd, version).map(|keys| EnumField::at(&keys));
     Ok(ctx)
 }
 

@@ -251,11 +251,14 @@ pub struct RolloutStatusConditions {
 }
 
 /// The value of `.status.phase`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum RolloutStatusPhase {
     #[default]
     Progressing,
     Paused,
     Healthy,
     Degraded,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }

@@ -185,7 +185,7 @@ pub struct CertificateSpecKeystoresPkcs12 {
 }
 
 /// The value of `.spec.keystores.pkcs12.profile`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum CertificateSpecKeystoresPkcs12Profile {
     #[default]
     #[serde(rename = "LegacyRC2")]
@@ -193,6 +193,9 @@ pub enum CertificateSpecKeystoresPkcs12Profile {
     #[serde(rename = "LegacyDES")]
     LegacyDes,
     Modern2023,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// The value of `.spec.privateKey`.
@@ -220,7 +223,7 @@ pub struct CertificateSpecPrivateKey {
 }
 
 /// The value of `.spec.privateKey.algorithm`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum CertificateSpecPrivateKeyAlgorithm {
     #[default]
     #[serde(rename = "RSA")]
@@ -228,24 +231,33 @@ pub enum CertificateSpecPrivateKeyAlgorithm {
     #[serde(rename = "ECDSA")]
     Ecdsa,
     Ed25519,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// The value of `.spec.privateKey.encoding`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum CertificateSpecPrivateKeyEncoding {
     #[default]
     #[serde(rename = "PKCS1")]
     Pkcs1,
     #[serde(rename = "PKCS8")]
     Pkcs8,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// The value of `.spec.privateKey.rotationPolicy`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum CertificateSpecPrivateKeyRotationPolicy {
     #[default]
     Never,
     Always,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// The value of `.spec.secretTemplate`.
@@ -283,7 +295,7 @@ pub struct CertificateSpecSubject {
 }
 
 /// One key usage.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum CertificateSpecUsages {
     #[default]
     #[serde(rename = "signing")]
@@ -332,6 +344,9 @@ pub enum CertificateSpecUsages {
     MicrosoftSgc,
     #[serde(rename = "netscape sgc")]
     NetscapeSgc,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// What the issuer last did. Written by the issuer, read-only for others.
@@ -405,10 +420,13 @@ pub struct CertificateStatusConditions {
 }
 
 /// The value of `.status.conditions[].status`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum CertificateStatusConditionsStatus {
     #[default]
     True,
     False,
     Unknown,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown2(String),
 }

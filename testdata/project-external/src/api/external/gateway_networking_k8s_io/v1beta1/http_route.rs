@@ -228,13 +228,16 @@ pub struct HttpRouteSpecRulesBackendRefsFiltersRequestRedirect {
 }
 
 /// The value of `.spec.rules[].backendRefs[].filters[].requestRedirect.scheme`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum HttpRouteSpecRulesBackendRefsFiltersRequestRedirectScheme {
     #[default]
     #[serde(rename = "http")]
     Http,
     #[serde(rename = "https")]
     Https,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// The value of `.spec.rules[].backendRefs[].filters[].responseHeaderModifier`.
@@ -274,7 +277,7 @@ pub struct HttpRouteSpecRulesBackendRefsFiltersResponseHeaderModifierSet {
 }
 
 /// The value of `.spec.rules[].backendRefs[].filters[].type`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum HttpRouteSpecRulesBackendRefsFiltersType {
     #[default]
     RequestHeaderModifier,
@@ -284,6 +287,9 @@ pub enum HttpRouteSpecRulesBackendRefsFiltersType {
     #[serde(rename = "URLRewrite")]
     UrlRewrite,
     ExtensionRef,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// The value of `.spec.rules[].backendRefs[].filters[].urlRewrite`.
@@ -308,11 +314,14 @@ pub struct HttpRouteSpecRulesBackendRefsFiltersUrlRewritePath {
 }
 
 /// The value of `.spec.rules[].backendRefs[].filters[].urlRewrite.path.type`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum HttpRouteSpecRulesBackendRefsFiltersUrlRewritePathType {
     #[default]
     ReplaceFullPath,
     ReplacePrefixMatch,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// One step of request processing.
@@ -434,13 +443,16 @@ pub struct HttpRouteSpecRulesFiltersRequestRedirect {
 }
 
 /// The value of `.spec.rules[].filters[].requestRedirect.scheme`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum HttpRouteSpecRulesFiltersRequestRedirectScheme {
     #[default]
     #[serde(rename = "http")]
     Http,
     #[serde(rename = "https")]
     Https,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// The value of `.spec.rules[].filters[].responseHeaderModifier`.
@@ -480,7 +492,7 @@ pub struct HttpRouteSpecRulesFiltersResponseHeaderModifierSet {
 }
 
 /// The value of `.spec.rules[].filters[].type`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum HttpRouteSpecRulesFiltersType {
     #[default]
     RequestHeaderModifier,
@@ -490,6 +502,9 @@ pub enum HttpRouteSpecRulesFiltersType {
     #[serde(rename = "URLRewrite")]
     UrlRewrite,
     ExtensionRef,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// The value of `.spec.rules[].filters[].urlRewrite`.
@@ -514,11 +529,14 @@ pub struct HttpRouteSpecRulesFiltersUrlRewritePath {
 }
 
 /// The value of `.spec.rules[].filters[].urlRewrite.path.type`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum HttpRouteSpecRulesFiltersUrlRewritePathType {
     #[default]
     ReplaceFullPath,
     ReplacePrefixMatch,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// The value of `.spec.rules[].matches[]`.
@@ -545,15 +563,18 @@ pub struct HttpRouteSpecRulesMatchesHeaders {
 }
 
 /// The value of `.spec.rules[].matches[].headers[].type`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum HttpRouteSpecRulesMatchesHeadersType {
     #[default]
     Exact,
     RegularExpression,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// The value of `.spec.rules[].matches[].method`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum HttpRouteSpecRulesMatchesMethod {
     #[default]
     #[serde(rename = "GET")]
@@ -574,6 +595,9 @@ pub enum HttpRouteSpecRulesMatchesMethod {
     Trace,
     #[serde(rename = "PATCH")]
     Patch,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// The value of `.spec.rules[].matches[].path`.
@@ -586,12 +610,15 @@ pub struct HttpRouteSpecRulesMatchesPath {
 }
 
 /// The value of `.spec.rules[].matches[].path.type`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum HttpRouteSpecRulesMatchesPathType {
     #[default]
     Exact,
     PathPrefix,
     RegularExpression,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// The value of `.spec.rules[].matches[].queryParams[]`.
@@ -604,11 +631,14 @@ pub struct HttpRouteSpecRulesMatchesQueryParams {
 }
 
 /// The value of `.spec.rules[].matches[].queryParams[].type`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum HttpRouteSpecRulesMatchesQueryParamsType {
     #[default]
     Exact,
     RegularExpression,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// How each parent took the route.
@@ -646,12 +676,15 @@ pub struct HttpRouteStatusParentsConditions {
 }
 
 /// The value of `.status.parents[].conditions[].status`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum HttpRouteStatusParentsConditionsStatus {
     #[default]
     True,
     False,
     Unknown,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown2(String),
 }
 
 /// The value of `.status.parents[].parentRef`.

@@ -240,7 +240,7 @@ pub struct ServiceMonitorSpecEndpointsMetricRelabelings {
 }
 
 /// The value of `.spec.endpoints[].metricRelabelings[].action`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum ServiceMonitorSpecEndpointsMetricRelabelingsAction {
     #[default]
     #[serde(rename = "replace")]
@@ -281,6 +281,9 @@ pub enum ServiceMonitorSpecEndpointsMetricRelabelingsAction {
     #[serde(rename = "dropequal")]
     Dropequal,
     DropEqual,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// The value of `.spec.endpoints[].oauth2`.
@@ -379,7 +382,7 @@ pub struct ServiceMonitorSpecEndpointsRelabelings {
 }
 
 /// The value of `.spec.endpoints[].relabelings[].action`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum ServiceMonitorSpecEndpointsRelabelingsAction {
     #[default]
     #[serde(rename = "replace")]
@@ -420,10 +423,13 @@ pub enum ServiceMonitorSpecEndpointsRelabelingsAction {
     #[serde(rename = "dropequal")]
     Dropequal,
     DropEqual,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// The value of `.spec.endpoints[].scheme`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum ServiceMonitorSpecEndpointsScheme {
     #[default]
     #[serde(rename = "http")]
@@ -434,6 +440,9 @@ pub enum ServiceMonitorSpecEndpointsScheme {
     Http2,
     #[serde(rename = "HTTPS")]
     Https2,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// The value of `.spec.endpoints[].tlsConfig`.
@@ -546,7 +555,7 @@ pub struct ServiceMonitorSpecEndpointsTlsConfigKeySecret {
 }
 
 /// The value of `.spec.endpoints[].tlsConfig.maxVersion`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum ServiceMonitorSpecEndpointsTlsConfigMaxVersion {
     #[default]
     #[serde(rename = "TLS10")]
@@ -557,10 +566,13 @@ pub enum ServiceMonitorSpecEndpointsTlsConfigMaxVersion {
     Tls12,
     #[serde(rename = "TLS13")]
     Tls13,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// The value of `.spec.endpoints[].tlsConfig.minVersion`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum ServiceMonitorSpecEndpointsTlsConfigMinVersion {
     #[default]
     #[serde(rename = "TLS10")]
@@ -571,6 +583,9 @@ pub enum ServiceMonitorSpecEndpointsTlsConfigMinVersion {
     Tls12,
     #[serde(rename = "TLS13")]
     Tls13,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// The value of `.spec.namespaceSelector`.
@@ -586,7 +601,7 @@ pub struct ServiceMonitorSpecNamespaceSelector {
 }
 
 /// The value of `.spec.scrapeProtocols[]`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum ServiceMonitorSpecScrapeProtocols {
     #[default]
     PrometheusProto,
@@ -598,6 +613,9 @@ pub enum ServiceMonitorSpecScrapeProtocols {
     PrometheusText004,
     #[serde(rename = "PrometheusText1.0.0")]
     PrometheusText100,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// The value of `.spec.selector`.
@@ -656,19 +674,25 @@ pub struct ServiceMonitorStatusBindingsConditions {
 }
 
 /// The value of `.status.bindings[].group`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum ServiceMonitorStatusBindingsGroup {
     #[default]
     #[serde(rename = "monitoring.coreos.com")]
     MonitoringCoreosCom,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
 
 /// The value of `.status.bindings[].resource`.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq)]
 pub enum ServiceMonitorStatusBindingsResource {
     #[default]
     #[serde(rename = "prometheuses")]
     Prometheuses,
     #[serde(rename = "prometheusagents")]
     Prometheusagents,
+    /// A value these types do not know, kept as it is.
+    #[serde(untagged)]
+    Unknown(String),
 }
