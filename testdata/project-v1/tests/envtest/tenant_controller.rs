@@ -265,7 +265,55 @@ async fn a_controller_whose_watch_cannot_list_never_syncs_and_fails_at_the_timeo
     let timeout = Duration::from_secs(3);
     let started = std::time::Instant::now();
     let supervised = supervise(controller::NAME, run, synced.clone(), timeout);
-    let error = supervised.await.expect_err("synced without list");
+    // A controller that synced runs on: `supervise` would not return.
+    let supervised = tokio::time::timeout(10 * timeout, supervised).await;
+    let stopped = supervised.expect("supervise to stop the controller");
+    let error = stopped.expect_err("synced without list");
+    assert!(error.to_string().contains("did not list"), "{error:#}");
+    assert!(!synced.get(), "not synced, yet ready");
+    assert!(started.elapsed() >= timeout, "failed before the timeout");
+}
+
+/// Where the CRD is not installed, the API server answers the watch 404 Not Found: the
+/// controller never syncs, and `controllers::supervise` stops it at the cache sync
+/// timeout. (The CRD stays for the other tests: this controller's requests name a
+/// resource the API server does not serve, which it answers as for a missing CRD.)
+#[tokio::test]
+async fn a_controller_whose_crd_is_missing_never_syncs_and_fails_at_the_timeout() {
+    use kube::client::{Body, ClientBuilder};
+
+    use project_v1::controllers::supervise;
+
+    let namespace = namespace("missing").await;
+    let user = manager_user(&namespace);
+    control_plane()
+        .grant_manager_role(&user, &namespace, |_| {})
+        .await;
+    let config = control_plane().config(&user, &[]).await;
+    const SERVED: &str = "/tenants/";
+    const NOT_SERVED: &str = "/tenants-not-installed/";
+    let not_installed = tower::util::MapRequestLayer::new(|mut request: http::Request<Body>| {
+        let path = format!("{}/", request.uri().path()).replace(SERVED, NOT_SERVED);
+        let path = path.trim_end_matches('/');
+        let query = request.uri().query().map(|q| format!("?{q}"));
+        let uri = format!("{path}{}", query.unwrap_or_default());
+        *request.uri_mut() = uri.parse().expect("a URI");
+        request
+    });
+    let client = ClientBuilder::try_from(config).expect("a client");
+    let client = client.with_layer(&not_installed).build();
+    let metrics = Arc::new(Metrics::default());
+    let ctx = Context::new(client, metrics, Some(namespace.clone()));
+    let synced = Readiness::default();
+    let (_stop, shutdown) = Shutdown::channel();
+    let run = controller::run(ctx, synced.clone(), shutdown);
+    let timeout = Duration::from_secs(3);
+    let started = std::time::Instant::now();
+    let supervised = supervise(controller::NAME, run, synced.clone(), timeout);
+    // A controller that synced runs on: `supervise` would not return.
+    let supervised = tokio::time::timeout(10 * timeout, supervised).await;
+    let stopped = supervised.expect("supervise to stop the controller");
+    let error = stopped.expect_err("synced without its CRD");
     assert!(error.to_string().contains("did not list"), "{error:#}");
     assert!(!synced.get(), "not synced, yet ready");
     assert!(started.elapsed() >= timeout, "failed before the timeout");
