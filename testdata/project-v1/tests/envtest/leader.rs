@@ -251,7 +251,7 @@ async fn overlap(ahead: Duration) -> f64 {
 #[tokio::test]
 async fn replicas_whose_clocks_differ_by_less_than_the_margin_never_lead_at_once() {
     let margin = LEASE_DURATION - RENEW_DEADLINE;
-    let within = margin - Duration::from_secs(1);
+    let within = margin - RETRY_PERIOD;
     let beyond = margin + 2 * RETRY_PERIOD;
     let (agree, near, far) =
         tokio::join!(overlap(Duration::ZERO), overlap(within), overlap(beyond));
