@@ -91,15 +91,20 @@ pub fn router(limits: Limits) -> Router {
     routes()
         .into_iter()
         .fold(Router::new(), |router, (path, handler)| {
-            let limit = if path == CONVERSION_PATH {
-                limits.conversion_body
-            } else {
-                ADMISSION_BODY_LIMIT
-            };
+            let limit = body_limit(path, limits);
             let admit = middleware::from_fn_with_state((budget.clone(), limit), budget::admit);
             let handler = handler.layer(DefaultBodyLimit::max(limit)).layer(admit);
             router.route(path, handler)
         })
+}
+
+/// The largest body the webhook at `path` reads.
+fn body_limit(path: &str, limits: Limits) -> usize {
+    if path == CONVERSION_PATH {
+        limits.conversion_body
+    } else {
+        ADMISSION_BODY_LIMIT
+    }
 }
 
 /// Serves the webhooks over HTTPS on `addr`, with the certificate in `cert_dir`, until
@@ -176,11 +181,7 @@ mod tests {
         use tower::ServiceExt;
 
         for (path, _) in routes() {
-            let limit = if path == CONVERSION_PATH {
-                CONVERSION_BODY_LIMIT
-            } else {
-                ADMISSION_BODY_LIMIT
-            };
+            let limit = body_limit(path, Limits::default());
             let never = futures::stream::pending::<Result<Bytes, std::io::Error>>();
             let request = http::Request::post(path)
                 .header(header::CONTENT_LENGTH, limit + 1)

@@ -217,14 +217,32 @@ async fn a_stale_cached_copy_does_not_keep_an_old_status() {
     assert!(ready(&object), "a stale cache hid the change: {status:?}");
 }
 
+/// Runs the controller of `ctx` under `controllers::supervise` with a cache sync timeout of
+/// 3 s, and checks that it stops there with the reason, never synced (`why` it should not).
+async fn stops_unsynced_at_the_timeout(ctx: Context, why: &str) {
+    use project_multigroup::controllers::supervise;
+
+    let synced = Readiness::default();
+    let (_stop, shutdown) = Shutdown::channel();
+    let run = controller::run(ctx, synced.clone(), shutdown);
+    let timeout = Duration::from_secs(3);
+    let started = std::time::Instant::now();
+    let supervised = supervise(controller::NAME, run, synced.clone(), timeout);
+    // A controller that synced runs on: `supervise` would not return.
+    let supervised = tokio::time::timeout(10 * timeout, supervised).await;
+    let stopped = supervised.expect("supervise to stop the controller");
+    let error = stopped.expect_err(why);
+    assert!(error.to_string().contains("did not list"), "{error:#}");
+    assert!(!synced.get(), "not synced, yet ready");
+    assert!(started.elapsed() >= timeout, "failed before the timeout");
+}
+
 /// A controller syncs once its watch has listed every Kraken; one whose role lacks `list`
 /// on krakens never does, and `controllers::supervise` stops it at the cache sync
 /// timeout instead of leaving it idle behind green probes (controller-runtime's
 /// `CacheSyncTimeout`).
 #[tokio::test]
 async fn a_controller_whose_watch_cannot_list_never_syncs_and_fails_at_the_timeout() {
-    use project_multigroup::controllers::supervise;
-
     let namespace = namespace("sync").await;
     let manager = Manager::start(&namespace, |_| {}).await;
     eventually("the controller's watch syncs", || async {
@@ -251,19 +269,7 @@ async fn a_controller_whose_watch_cannot_list_never_syncs_and_fails_at_the_timeo
     let client = control_plane().client(&user, &[]).await;
     let metrics = Arc::new(Metrics::default());
     let ctx = Context::new(client, metrics, Some(namespace.clone()));
-    let synced = Readiness::default();
-    let (_stop, shutdown) = Shutdown::channel();
-    let run = controller::run(ctx, synced.clone(), shutdown);
-    let timeout = Duration::from_secs(3);
-    let started = std::time::Instant::now();
-    let supervised = supervise(controller::NAME, run, synced.clone(), timeout);
-    // A controller that synced runs on: `supervise` would not return.
-    let supervised = tokio::time::timeout(10 * timeout, supervised).await;
-    let stopped = supervised.expect("supervise to stop the controller");
-    let error = stopped.expect_err("synced without list");
-    assert!(error.to_string().contains("did not list"), "{error:#}");
-    assert!(!synced.get(), "not synced, yet ready");
-    assert!(started.elapsed() >= timeout, "failed before the timeout");
+    stops_unsynced_at_the_timeout(ctx, "synced without list").await;
 }
 
 /// Where the CRD is not installed, the API server answers the watch 404 Not Found: the
@@ -273,8 +279,6 @@ async fn a_controller_whose_watch_cannot_list_never_syncs_and_fails_at_the_timeo
 #[tokio::test]
 async fn a_controller_whose_crd_is_missing_never_syncs_and_fails_at_the_timeout() {
     use kube::client::{Body, ClientBuilder};
-
-    use project_multigroup::controllers::supervise;
 
     let namespace = namespace("missing").await;
     let user = manager_user(&namespace);
@@ -296,19 +300,7 @@ async fn a_controller_whose_crd_is_missing_never_syncs_and_fails_at_the_timeout(
     let client = client.with_layer(&not_installed).build();
     let metrics = Arc::new(Metrics::default());
     let ctx = Context::new(client, metrics, Some(namespace.clone()));
-    let synced = Readiness::default();
-    let (_stop, shutdown) = Shutdown::channel();
-    let run = controller::run(ctx, synced.clone(), shutdown);
-    let timeout = Duration::from_secs(3);
-    let started = std::time::Instant::now();
-    let supervised = supervise(controller::NAME, run, synced.clone(), timeout);
-    // A controller that synced runs on: `supervise` would not return.
-    let supervised = tokio::time::timeout(10 * timeout, supervised).await;
-    let stopped = supervised.expect("supervise to stop the controller");
-    let error = stopped.expect_err("synced without its CRD");
-    assert!(error.to_string().contains("did not list"), "{error:#}");
-    assert!(!synced.get(), "not synced, yet ready");
-    assert!(started.elapsed() >= timeout, "failed before the timeout");
+    stops_unsynced_at_the_timeout(ctx, "synced without its CRD").await;
 }
 
 /// The generated role is what the controller needs: without the rule for the status
