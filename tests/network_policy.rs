@@ -36,24 +36,7 @@ fn render_with_network_policy(name: &str, dir: &Path) -> Option<String> {
         text.replace(marker, &format!("- ../network-policy\n{marker}")),
     )
     .unwrap();
-    let out = Command::new("kubectl")
-        .args(["kustomize", "config/default"])
-        .current_dir(dir)
-        .output()
-        .expect("kubectl runs");
-    assert!(
-        out.status.success(),
-        "{name}: kubectl kustomize failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(String::from_utf8(out.stdout).unwrap())
-}
-
-fn documents(rendered: &str) -> Vec<Value> {
-    rendered
-        .split("\n---\n")
-        .map(|doc| serde_yaml::from_str(doc).expect("a YAML document"))
-        .collect()
+    Some(kustomize(&dir.join("config/default")))
 }
 
 /// Whether every label `selector` asks for is among `labels`.

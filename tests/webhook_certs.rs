@@ -11,12 +11,12 @@ use std::path::Path;
 use std::process::Command;
 
 use common::*;
-use serde::Deserialize;
 use serde_yaml::Value;
 
 /// A kind in two versions converting through v2, with defaulting and validation on v2.
 fn project(dir: &Path, mode: &str) {
-    let steps: &[&[&str]] = &[
+    ok(&rsbuilder(
+        dir,
         &[
             "init",
             "--domain",
@@ -26,6 +26,13 @@ fn project(dir: &Path, mode: &str) {
             "--webhook-certs",
             mode,
         ],
+    ));
+    add_webhooks(dir);
+}
+
+/// The kind and its webhooks of [`project`], added to an initialized project.
+fn add_webhooks(dir: &Path) {
+    let steps: &[&[&str]] = &[
         &[
             "create",
             "api",
@@ -80,17 +87,7 @@ fn project(dir: &Path, mode: &str) {
 
 /// `config/default` rendered, checked by kubernetes-validate, as YAML documents.
 fn render(dir: &Path) -> Vec<Value> {
-    let out = Command::new("kubectl")
-        .args(["kustomize", "config/default"])
-        .current_dir(dir)
-        .output()
-        .expect("kubectl runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let rendered = String::from_utf8(out.stdout).unwrap();
+    let rendered = kustomize(&dir.join("config/default"));
     let file = dir.join("target-rendered.yaml");
     fs::write(&file, &rendered).unwrap();
     let validate = Command::new(tool("kubernetes-validate"))
@@ -105,9 +102,7 @@ fn render(dir: &Path) -> Vec<Value> {
         String::from_utf8_lossy(&validate.stderr)
     );
     fs::remove_file(&file).unwrap();
-    serde_yaml::Deserializer::from_str(&rendered)
-        .map(|d| Value::deserialize(d).unwrap())
-        .collect()
+    documents(&rendered)
 }
 
 fn find<'a>(docs: &'a [Value], kind: &str, name: &str) -> &'a Value {
@@ -176,22 +171,25 @@ fn self_issued_certificates_need_no_cert_manager_and_only_their_own_objects() {
         "cronjobs.batch.example.com",
     );
 
-    // Secrets: a Role in the manager's namespace; reading and replacing only its Secret.
+    // A Role in the manager's namespace: creating Secrets and ConfigMaps, reading and
+    // replacing only its Secret, applying only the ConfigMap of its metrics CA.
     let role = find(&docs, "Role", "certs-webhook-certs");
     assert_eq!(role["metadata"]["namespace"], "certs-system");
     for rule in role["rules"].as_sequence().unwrap() {
-        assert_eq!(rule["resources"][0], "secrets");
+        let resource = rule["resources"][0].as_str().unwrap();
         let verbs: Vec<&str> = rule["verbs"]
             .as_sequence()
             .unwrap()
             .iter()
             .map(|v| v.as_str().unwrap())
             .collect();
+        let own = match resource {
+            "secrets" => "webhook-server-self-cert",
+            "configmaps" => "metrics-ca",
+            other => panic!("the manager may touch {other}: {rule:?}"),
+        };
         if verbs != ["create"] {
-            assert_eq!(
-                rule["resourceNames"][0], "webhook-server-self-cert",
-                "{rule:?}"
-            );
+            assert_eq!(rule["resourceNames"][0], own, "{rule:?}");
         }
     }
     // Webhook configurations and CRDs: get and patch, by their names after kustomize.
@@ -391,6 +389,17 @@ fn a_project_without_webhooks_keeps_the_mode_for_its_first_webhook() {
         &entries(switched.path()),
         &entries(fresh.path()),
         "init, then edit --webhook-certs self",
+    );
+    // No certificate task runs without a webhook: cert-manager issues the metrics
+    // certificate until the first webhook, then the manager does.
+    let monitor = || read(fresh.path(), "config/prometheus/monitor.yaml");
+    assert!(monitor().contains("kind: Certificate\n"), "{}", monitor());
+    add_webhooks(fresh.path());
+    assert!(!monitor().contains("kind: Certificate\n"), "{}", monitor());
+    assert!(
+        monitor().contains("configMap:\n          name: metrics-ca\n"),
+        "{}",
+        monitor()
     );
 }
 

@@ -84,6 +84,8 @@ fn plan_webhook_certs(tree: &dyn Tree, project: &Project, mode: WebhookCerts) ->
             );
         }
         certs::plan(&mut plan, &Renderer::new()?, &updated, tree)?;
+    } else {
+        certs::plan_metrics(&mut plan, &Renderer::new()?, &updated, tree)?;
     }
     plan.generate(project::FILE, updated.to_yaml());
     Ok(plan)

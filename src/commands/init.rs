@@ -13,6 +13,7 @@ use crate::lockfile;
 use crate::names;
 use crate::project::{self, Project, WebhookCerts};
 use crate::scaffold::{Plan, Renderer};
+use crate::webhook::certs;
 
 #[derive(Debug, Args)]
 pub struct InitArgs {
@@ -128,6 +129,9 @@ pub fn plan(renderer: &Renderer, ctx: &ProjectContext, project: &Project) -> Res
             names::crate_name(&ctx.project_name, &ctx.crate_name, &dependencies(&text)?)?;
         }
         plan.scaffold(path, text);
+    }
+    for (path, text) in certs::metrics_files(renderer, project)? {
+        plan.generate(path, text);
     }
     plan.generate(project::FILE, project.to_yaml());
     Ok(plan)

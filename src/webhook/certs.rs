@@ -3,7 +3,9 @@
 //! replacements that fill in names. They are generated from PROJECT, so that `edit
 //! --webhook-certs` switches a project by rewriting them, and switching back gives the
 //! very same files. The envtest binary's part of the mode too: who signs the certificate
-//! its webhook server serves, and the tests of the manager's own.
+//! its webhook server serves, and the tests of the manager's own. And the metrics
+//! server's certificate, which Prometheus verifies (`config/prometheus/`): the manager
+//! issues it from its webhook CA where it issues that one, cert-manager everywhere else.
 
 use std::path::Path;
 
@@ -24,6 +26,8 @@ pub const REPLACEMENTS: &str = "config/default/webhook_certs_replacements.yaml";
 pub const ENVTEST: &str = "tests/envtest/webhook_certs.rs";
 /// The envtest binary, whose presence decides whether [`ENVTEST`] is generated.
 const ENVTEST_MAIN: &str = "tests/envtest/main.rs";
+/// The component that has Prometheus scrape the metrics and verify their certificate.
+pub const METRICS_DIR: &str = "config/prometheus";
 
 #[derive(Debug, Serialize)]
 struct Ctx {
@@ -80,7 +84,53 @@ pub fn plan(
         let text = renderer.render(&format!("webhook_certs/{mode}/envtest.rs.hbs"), &ctx)?;
         plan.generate(ENVTEST, text);
     }
+    plan_metrics(plan, renderer, project, tree)
+}
+
+/// Plans [`METRICS_DIR`] for the project's mode, unless the project keeps a
+/// `config/prometheus` of its own there (an older rsbuilder scaffolded it as a plain
+/// kustomization, which is the user's).
+pub fn plan_metrics(
+    plan: &mut Plan,
+    renderer: &Renderer,
+    project: &Project,
+    tree: &dyn Tree,
+) -> Result<()> {
+    let kustomization = format!("{METRICS_DIR}/kustomization.yaml");
+    let theirs = tree
+        .read(Path::new(&kustomization))?
+        .is_some_and(|text| !text.contains("\nkind: Component\n"));
+    if !theirs {
+        for (path, text) in metrics_files(renderer, project)? {
+            plan.generate(path, text);
+        }
+    }
     Ok(())
+}
+
+/// The files of [`METRICS_DIR`], by path. The manager issues the metrics certificate only
+/// where it runs the certificate task, with its webhooks; a project without them has
+/// cert-manager issue it, whatever its mode.
+pub fn metrics_files(renderer: &Renderer, project: &Project) -> Result<Vec<(String, String)>> {
+    let issuer = if any(project) {
+        project.webhook_certs
+    } else {
+        WebhookCerts::CertManager
+    };
+    let ctx = context(project, String::new());
+    let mode = issuer.as_str();
+    let mut files = Vec::new();
+    for name in [
+        "kustomization.yaml",
+        "monitor.yaml",
+        "manager_metrics_patch.yaml",
+    ] {
+        let text = renderer.render(&format!("metrics_certs/{mode}/{name}.hbs"), &ctx)?;
+        files.push((format!("{METRICS_DIR}/{name}"), text));
+    }
+    let config = renderer.render("webhook_certs/kustomizeconfig.yaml.hbs", &ctx)?;
+    files.push((format!("{METRICS_DIR}/kustomizeconfig.yaml"), config));
+    Ok(files)
 }
 
 /// The files of the project's mode under `config/`, by path.

@@ -310,6 +310,29 @@ pub fn tool(name: &str) -> PathBuf {
     in_venv
 }
 
+/// `kubectl kustomize dir`'s output; panics with kustomize's error.
+pub fn kustomize(dir: &Path) -> String {
+    let out = Command::new("kubectl")
+        .arg("kustomize")
+        .arg(dir)
+        .output()
+        .expect("kubectl runs");
+    assert!(
+        out.status.success(),
+        "kubectl kustomize {}: {}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The YAML documents of a kustomize build.
+pub fn documents(yaml: &str) -> Vec<serde_yaml::Value> {
+    serde_yaml::Deserializer::from_str(yaml)
+        .map(|d| serde::Deserialize::deserialize(d).unwrap())
+        .collect()
+}
+
 /// The text of `path` below `dir`; panics naming the path.
 pub fn read(dir: &Path, path: &str) -> String {
     fs::read_to_string(dir.join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))

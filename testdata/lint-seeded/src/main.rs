@@ -37,7 +37,7 @@ struct Args {
     metrics_secure: bool,
     /// Directory of the metrics server's certificate, `tls.crt` and `tls.key`; a
     /// self-signed one is generated when unset
-    #[arg(long)]
+    #[arg(long, env = "METRICS_CERT_DIR")]
     metrics_cert_dir: Option<PathBuf>,
     /// Address the `/healthz` and `/readyz` probes bind to
     #[arg(long, default_value = "[::]:8081")]

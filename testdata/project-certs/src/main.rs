@@ -38,7 +38,7 @@ struct Args {
     metrics_secure: bool,
     /// Directory of the metrics server's certificate, `tls.crt` and `tls.key`; a
     /// self-signed one is generated when unset
-    #[arg(long)]
+    #[arg(long, env = "METRICS_CERT_DIR")]
     metrics_cert_dir: Option<PathBuf>,
     /// Address the `/healthz` and `/readyz` probes bind to
     #[arg(long, default_value = "[::]:8081")]
@@ -83,6 +83,14 @@ struct Args {
     /// The namespace of the webhook Service and of the certificate's Secret
     #[arg(long, env = "WEBHOOK_SERVICE_NAMESPACE", default_value = "default")]
     webhook_service_namespace: String,
+    /// The metrics Service, in the same namespace, whose DNS names the metrics certificate
+    /// holds when the manager issues it (`--webhook-certs self` with --metrics-cert-dir)
+    #[arg(
+        long,
+        env = "METRICS_SERVICE_NAME",
+        default_value = "controller-manager-metrics-service"
+    )]
+    metrics_service_name: String,
     /// The MutatingWebhookConfiguration that gets the CA bundle (`--webhook-certs self`)
     #[arg(long, env = "MUTATING_WEBHOOK_CONFIGURATION")]
     mutating_webhook_configuration: Option<String>,
@@ -180,6 +188,12 @@ async fn run(args: Args) -> anyhow::Result<()> {
                 mutating: args.mutating_webhook_configuration.clone(),
                 validating: args.validating_webhook_configuration.clone(),
                 conversion_crds: args.conversion_crds.clone(),
+                metrics: args.metrics_cert_dir.clone().map(|dir| {
+                    project_certs::webhooks::certs::MetricsCert {
+                        service: args.metrics_service_name.clone(),
+                        dir,
+                    }
+                }),
                 ..project_certs::webhooks::certs::Settings::new(
                     args.webhook_service_namespace.clone(),
                     args.webhook_service_name.clone(),

@@ -191,17 +191,28 @@ pub enum Serving {
 }
 
 impl Serving {
-    /// The `what` server's certificate in `dir` (an error when it cannot be loaded), or a
-    /// self-signed one when there is no directory.
+    /// The `what` server's certificate in `dir`, or a self-signed one when there is no
+    /// directory. A directory that does not exist, or whose files cannot be loaded, is an
+    /// error; an empty one is waited for (handshakes fail until the certificate is there),
+    /// because the manager may issue the certificate itself once it runs.
     pub fn load(what: &'static str, dir: Option<PathBuf>) -> anyhow::Result<Self> {
-        match dir {
-            Some(dir) => {
-                let certificate = Arc::new(Certificate::new(what, dir));
-                certificate.reload()?;
-                Ok(Self::Reloading(certificate))
-            }
-            None => Ok(Self::SelfSigned(self_signed()?)),
+        let Some(dir) = dir else {
+            return Ok(Self::SelfSigned(self_signed()?));
+        };
+        let mut entries = std::fs::read_dir(&dir).with_context(|| {
+            format!(
+                "cannot read the {what} certificate's directory {}",
+                dir.display()
+            )
+        })?;
+        let empty = entries.next().is_none();
+        let certificate = Arc::new(Certificate::new(what, dir));
+        if empty {
+            info!(dir = %certificate.dir.display(), "waiting for the {what} certificate");
+        } else {
+            certificate.reload()?;
         }
+        Ok(Self::Reloading(certificate))
     }
 }
 
@@ -619,10 +630,37 @@ mod tests {
     }
 
     #[test]
-    fn a_certificate_directory_without_a_certificate_is_an_error() {
+    fn a_certificate_directory_missing_or_with_a_key_alone_is_an_error() {
         let dir = temp_dir("tls-no-certs");
+        let missing = dir.join("missing");
+        let error = Serving::load("test", Some(missing)).expect_err("no directory to read");
+        assert!(format!("{error:#}").contains("directory"), "{error:#}");
+        std::fs::write(dir.join(KEY_FILE), KEY_A).expect("a writable temp dir");
         let error = Serving::load("test", Some(dir)).expect_err("no certificate to serve");
         assert!(format!("{error:#}").contains(CERT_FILE), "{error:#}");
+    }
+
+    /// The manager issues its own certificate after the server started
+    /// (`--webhook-certs self`): the server serves it as soon as it is written.
+    #[tokio::test]
+    async fn an_empty_certificate_directory_is_served_once_a_certificate_is_written() {
+        let dir = temp_dir("tls-empty-dir");
+        let serving = Serving::load("test", Some(dir.clone())).expect("an empty directory");
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+        let addr = listener.local_addr().expect("a bound address");
+        let router = Router::new().route("/", get(|| async { "ok" }));
+        let (_trigger, shutdown) = Shutdown::channel();
+        let interval = Duration::from_millis(20);
+        tokio::spawn(serve(listener, serving, interval, router, shutdown));
+        assert!(
+            status(addr, CERT_A).await.is_err(),
+            "served without a certificate"
+        );
+        write_pair(&dir, CERT_A, KEY_A);
+        assert!(
+            serves_within_2s(addr, CERT_A).await,
+            "the certificate was not served"
+        );
     }
 
     #[tokio::test]

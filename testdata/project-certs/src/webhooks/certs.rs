@@ -15,6 +15,11 @@
 //! webhook server serves a certificate it trusts, and then follows what is served: a pass
 //! that fails (the API server away) leaves a replica ready while the certificate it serves
 //! is trusted by the bundle last injected.
+//!
+//! With `--metrics-cert-dir` (`config/prometheus` sets it), the metrics server's
+//! certificate comes from the same CA: each replica issues its own for the metrics
+//! Service's DNS names, and the CA bundle is published in the ConfigMap [`METRICS_CA`],
+//! where Prometheus reads it without seeing the CA's key.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -27,7 +32,7 @@ use k8s_openapi::ByteString;
 use k8s_openapi::api::admissionregistration::v1::{
     MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 };
-use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::{ObjectMeta, Patch, PatchParams, PostParams};
 use kube::{Api, Client};
@@ -58,6 +63,9 @@ pub const SECRET: &str = "webhook-server-self-cert";
 /// bundle the webhook configurations get, and the key of the CA that signs.
 pub const CA_BUNDLE_KEY: &str = "ca.crt";
 pub const CA_KEY_KEY: &str = "ca.key";
+/// The ConfigMap, in the manager's namespace, that publishes the CA bundle under
+/// [`CA_BUNDLE_KEY`] for the metrics server's clients.
+pub const METRICS_CA: &str = "metrics-ca";
 
 /// Who issues the webhook server's certificate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -107,6 +115,16 @@ pub struct Settings {
     pub interval: Duration,
     /// The first delay after an error; it doubles up to `interval`.
     pub min_backoff: Duration,
+    /// The metrics server's certificate, when this task issues it too.
+    pub metrics: Option<MetricsCert>,
+}
+
+/// Where the metrics server's certificate goes, and the Service it is issued for (in the
+/// namespace of the webhook Service).
+#[derive(Clone, Debug)]
+pub struct MetricsCert {
+    pub service: String,
+    pub dir: PathBuf,
 }
 
 impl Settings {
@@ -126,14 +144,20 @@ impl Settings {
             lifetimes: Lifetimes::default(),
             interval: Duration::from_secs(60),
             min_backoff: Duration::from_secs(1),
+            metrics: None,
         }
     }
 
     /// The DNS names the API server calls the webhook Service by.
     pub fn dns_names(&self) -> Vec<String> {
-        let host = format!("{}.{}.svc", self.service, self.namespace);
-        vec![host.clone(), format!("{host}.cluster.local")]
+        service_dns_names(&self.service, &self.namespace)
     }
+}
+
+/// The DNS names of a Service inside the cluster.
+pub fn service_dns_names(service: &str, namespace: &str) -> Vec<String> {
+    let host = format!("{service}.{namespace}.svc");
+    vec![host.clone(), format!("{host}.cluster.local")]
 }
 
 /// What the Secret holds, as PEM.
@@ -527,10 +551,16 @@ where
 }
 
 /// Writes the serving pair into `dir` where it differs; the webhook server reads it again
-/// within `crate::tls::RELOAD_INTERVAL`. Each file is renamed into place whole.
+/// within `crate::tls::RELOAD_INTERVAL`.
 pub fn write_pair(dir: &Path, stored: &Stored) -> anyhow::Result<bool> {
+    write_files(dir, &[(KEY_FILE, &stored.key), (CERT_FILE, &stored.cert)])
+}
+
+/// Writes each file into `dir` where it differs, in order, each renamed into place whole;
+/// says whether any changed.
+fn write_files(dir: &Path, files: &[(&str, &String)]) -> anyhow::Result<bool> {
     let mut changed = false;
-    for (name, contents) in [(KEY_FILE, &stored.key), (CERT_FILE, &stored.cert)] {
+    for &(name, contents) in files {
         let path = dir.join(name);
         if std::fs::read(&path).is_ok_and(|old| old == contents.as_bytes()) {
             continue;
@@ -590,11 +620,77 @@ pub async fn sync(client: &Client, settings: &Settings, now: SystemTime) -> anyh
     if patched > 0 {
         info!(patched, "injected the CA bundle");
     }
+    if let Some(metrics) = &settings.metrics {
+        publish(client, &settings.namespace, &stored.ca_bundle).await?;
+        if write_metrics_pair(now, settings, metrics, &stored)? {
+            info!(dir = %metrics.dir.display(), "wrote the metrics certificate");
+        }
+    }
     if write_pair(&settings.cert_dir, &stored)? {
         info!(dir = %settings.cert_dir.display(), "wrote the webhook certificate");
     }
     served(settings, &stored.ca_bundle).await?;
     Ok(stored.ca_bundle)
+}
+
+/// Applies `bundle` as [`CA_BUNDLE_KEY`] of the ConfigMap [`METRICS_CA`], creating it the
+/// first time; an apply that changes nothing writes nothing
+/// (https://kubernetes.io/docs/reference/using-api/server-side-apply/).
+pub async fn publish(client: &Client, namespace: &str, bundle: &str) -> anyhow::Result<()> {
+    let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), namespace);
+    let config_map = json!({
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": { "name": METRICS_CA },
+        "data": { CA_BUNDLE_KEY: bundle },
+    });
+    let params = PatchParams::apply(FIELD_MANAGER).force();
+    config_maps
+        .patch(METRICS_CA, &params, &Patch::Apply(config_map))
+        .await
+        .with_context(|| format!("cannot publish the CA bundle in the ConfigMap {METRICS_CA}"))?;
+    Ok(())
+}
+
+/// Issues this replica's metrics certificate into `metrics.dir` when there is none yet,
+/// or the one there is due, names other hosts, or was signed by a CA that no longer
+/// signs. The CA that signed it is kept beside it, as [`CA_BUNDLE_KEY`], to tell.
+/// Says whether it wrote a new one; the metrics server reads it again within
+/// `crate::tls::RELOAD_INTERVAL`.
+pub fn write_metrics_pair(
+    now: SystemTime,
+    settings: &Settings,
+    metrics: &MetricsCert,
+    stored: &Stored,
+) -> anyhow::Result<bool> {
+    let wanted = service_dns_names(&metrics.service, &settings.namespace);
+    let blocks = pem_blocks(&stored.ca_bundle)?;
+    let Some((signing, _)) = blocks.first() else {
+        bail!("the Secret {} holds no CA", settings.secret);
+    };
+    let read = |name: &str| std::fs::read_to_string(metrics.dir.join(name)).ok();
+    let current = read(CERT_FILE)
+        .and_then(|pem| pem_certs(&pem).ok())
+        .and_then(|certs| certs.first().map(facts))
+        .and_then(Result::ok);
+    let signed_by_current = read(CA_BUNDLE_KEY).as_ref() == Some(signing);
+    let keep = signed_by_current
+        && current.is_some_and(|cert| {
+            !due(unix(now), cert.not_before, cert.not_after) && cert.dns_names == wanted
+        });
+    if keep {
+        return Ok(false);
+    }
+    std::fs::create_dir_all(&metrics.dir)
+        .with_context(|| format!("cannot create {}", metrics.dir.display()))?;
+    let (cert, key) = issue_serving(unix(now), settings.lifetimes, wanted, &stored.ca_key)?;
+    // The key before its certificate, and the CA last: a pass cut short issues again.
+    let files = [
+        (KEY_FILE, &key),
+        (CERT_FILE, &cert),
+        (CA_BUNDLE_KEY, signing),
+    ];
+    write_files(&metrics.dir, &files)
 }
 
 /// The certificate this replica's webhook server presents on the Service's DNS name, when
@@ -673,7 +769,8 @@ mod tests {
     /// POST (409 AlreadyExists for an existing name), PUT (409 Conflict for a stale
     /// `resourceVersion`, as optimistic concurrency makes the API server answer) and
     /// server-side apply PATCH (lists of named items merged by `name`, as the list-map
-    /// webhooks are). Every request is logged; `fail` answers the next requests to a path
+    /// webhooks are; an object that does not exist is created, as the API server does).
+    /// Every request is logged; `fail` answers the next requests to a path
     /// with an error; `before_create` runs on a POST, as another replica would.
     #[derive(Clone, Default)]
     struct Fake(Arc<Mutex<State>>);
@@ -773,9 +870,10 @@ mod tests {
                         "{query}"
                     );
                     assert!(query.contains("force=true"), "{query}");
-                    let Some(object) = state.objects.get_mut(path) else {
-                        return status(StatusCode::NOT_FOUND, "NotFound");
-                    };
+                    let object = state
+                        .objects
+                        .entry(path.to_string())
+                        .or_insert_with(|| json!({}));
                     merge(object, &body);
                     (StatusCode::OK, object.clone())
                 }
@@ -945,6 +1043,10 @@ mod tests {
         let secrets: Api<Secret> = Api::namespaced(client.clone(), &settings.namespace);
         let stored = ensure_secret(&secrets, settings, now).await?;
         inject(&client, settings, &stored.ca_bundle).await?;
+        if let Some(metrics) = &settings.metrics {
+            publish(&client, &settings.namespace, &stored.ca_bundle).await?;
+            write_metrics_pair(now, settings, metrics, &stored)?;
+        }
         write_pair(&settings.cert_dir, &stored)?;
         Ok(stored)
     }
@@ -1129,6 +1231,81 @@ mod tests {
         assert!(
             serves(addr, &new.ca_bundle, &new.cert).await,
             "the renewed certificate is not served"
+        );
+        std::fs::remove_dir_all(&dir)?;
+        Ok(())
+    }
+
+    /// What `trusted` finds served at `addr` for `dns_name` once it is the certificate in
+    /// `dir`, within 2 s.
+    async fn serves_the_file(addr: SocketAddr, dns_name: &str, bundle: &str, dir: &Path) -> bool {
+        for _ in 0..40 {
+            let file = std::fs::read_to_string(dir.join(CERT_FILE)).unwrap_or_default();
+            let expected = pem_certs(&file).ok().and_then(|mut certs| certs.pop());
+            if let Ok(served) = trusted(addr, dns_name, bundle).await
+                && Some(served) == expected
+            {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        false
+    }
+
+    /// `--metrics-cert-dir`: the metrics server's certificate is issued by the webhook CA
+    /// for the metrics Service's names, the ConfigMap publishes that CA, a good
+    /// certificate is kept, and a new CA issues a new one.
+    #[tokio::test]
+    async fn the_metrics_certificate_is_issued_by_the_ca_the_config_map_publishes()
+    -> anyhow::Result<()> {
+        const METRICS_NAME: &str = "controller-manager-metrics-service.system.svc";
+        let fake = cluster();
+        let dir = temp_dir("certs-metrics");
+        let metrics = MetricsCert {
+            service: "controller-manager-metrics-service".into(),
+            dir: dir.join("metrics"),
+        };
+        let settings = Settings {
+            metrics: Some(metrics.clone()),
+            ..settings(&dir, unused_addr())
+        };
+        // Issued 21 days ago: the CA (30 days) is due, the certificates long expired.
+        let settings_old = Settings {
+            lifetimes: Lifetimes {
+                ca: 30 * DAY,
+                serving: 30 * DAY,
+            },
+            ..settings.clone()
+        };
+        let then = SystemTime::now() - 21 * DAY;
+        let old = converge(&fake, &settings_old, then).await?;
+        let published = |fake: &Fake| {
+            let path = format!("/api/v1/namespaces/system/configmaps/{METRICS_CA}");
+            fake.get(&path)["data"][CA_BUNDLE_KEY]
+                .as_str()
+                .map(str::to_string)
+        };
+        assert_eq!(published(&fake).as_ref(), Some(&old.ca_bundle));
+        assert!(
+            !write_metrics_pair(then, &settings_old, &metrics, &old)?,
+            "a good metrics certificate was issued again"
+        );
+        let (addr, _trigger) = webhook_server(&metrics.dir).await?;
+        assert!(serves_the_file(addr, METRICS_NAME, &old.ca_bundle, &metrics.dir).await);
+        assert!(
+            trusted(addr, "webhook-service.system.svc", &old.ca_bundle)
+                .await
+                .is_err(),
+            "the metrics certificate names the webhook Service"
+        );
+
+        let new = converge(&fake, &settings, SystemTime::now()).await?;
+        assert_ne!(new.ca_key, old.ca_key, "the CA was not replaced");
+        assert_eq!(published(&fake).as_ref(), Some(&new.ca_bundle));
+        let new_ca_only = &pem_blocks(&new.ca_bundle)?[0].0;
+        assert!(
+            serves_the_file(addr, METRICS_NAME, new_ca_only, &metrics.dir).await,
+            "the new CA signed no metrics certificate"
         );
         std::fs::remove_dir_all(&dir)?;
         Ok(())

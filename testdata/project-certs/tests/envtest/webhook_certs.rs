@@ -16,7 +16,7 @@ use std::time::{Duration, Instant, SystemTime};
 use k8s_openapi::api::admissionregistration::v1::{
     MutatingWebhookConfiguration, ValidatingWebhookConfiguration,
 };
-use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::api::core::v1::{ConfigMap, Secret};
 use k8s_openapi::api::rbac::v1::{ClusterRoleBinding, RoleBinding};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::api::DeleteParams;
@@ -24,7 +24,8 @@ use kube::{Api, Client, ResourceExt};
 
 use project_certs::server::{Health, Readiness};
 use project_certs::shutdown::Shutdown;
-use project_certs::webhooks::certs::{self, Lifetimes, Settings};
+use project_certs::tls;
+use project_certs::webhooks::certs::{self, Lifetimes, MetricsCert, Settings};
 
 use crate::control_plane::{IssueCerts, ManagerCerts, control_plane, eventually, manifests_in};
 
@@ -55,6 +56,11 @@ fn issue(
         mutating: target.mutating,
         validating: target.validating,
         conversion_crds: target.conversion_crds,
+        // As `config/prometheus` sets it up (METRICS_CERT_DIR).
+        metrics: Some(MetricsCert {
+            service: "controller-manager-metrics-service".into(),
+            dir: std::env::temp_dir().join(format!("metrics-certs-{}", std::process::id())),
+        }),
         lifetimes: LIFETIMES,
         interval: Duration::from_secs(1),
         min_backoff: Duration::from_millis(200),
@@ -234,6 +240,7 @@ async fn a_replica_cut_off_from_the_api_server_stays_ready_while_its_certificate
     let cert_dir = std::env::temp_dir().join(format!("{user}-{}", std::process::id()));
     let replica = Settings {
         cert_dir: cert_dir.clone(),
+        metrics: None,
         ..settings.clone()
     };
     let ready = Readiness::default();
@@ -289,4 +296,43 @@ async fn a_replica_cut_off_from_the_api_server_stays_ready_while_its_certificate
         .expect("the task")
         .expect("the certificate task stopped");
     let _ = std::fs::remove_dir_all(cert_dir);
+}
+
+/// The metrics server's certificate, as Prometheus verifies it (`config/prometheus`: the CA
+/// of `tlsConfig.ca.configMap`, the metrics Service's name as `serverName`): the manager,
+/// with only what `config/webhook-certs` grants, publishes the Secret's CA bundle in the
+/// ConfigMap, and the metrics server, started before any certificate was written, serves
+/// one that bundle trusts for that name.
+#[tokio::test]
+async fn prometheus_verifies_the_metrics_certificate_against_the_published_bundle() {
+    let settings = settings();
+    let metrics = settings
+        .metrics
+        .as_ref()
+        .expect("the metrics certificate's settings");
+    let serving = tls::Serving::load("metrics", Some(metrics.dir.clone()))
+        .expect("the metrics certificate's directory");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a free port");
+    let addr = listener.local_addr().expect("a bound address");
+    let router = axum::Router::new().route("/metrics", axum::routing::get(|| async { "" }));
+    let (_stop, shutdown) = Shutdown::channel();
+    let reload = Duration::from_millis(200);
+    tokio::spawn(tls::serve(listener, serving, reload, router, shutdown));
+
+    let admin = control_plane().admin().await;
+    let config_maps: Api<ConfigMap> = Api::namespaced(admin, &settings.namespace);
+    let published = eventually("the ConfigMap publishes the Secret's CA bundle", || async {
+        let config_map = config_maps.get_opt(certs::METRICS_CA).await.ok()??;
+        let bundle = config_map.data?.remove(certs::CA_BUNDLE_KEY)?;
+        (bundle == ca_bundle().await).then_some(bundle)
+    })
+    .await;
+    let dns_name = certs::service_dns_names(&metrics.service, &settings.namespace).remove(0);
+    eventually(
+        "the metrics server serves a certificate the bundle trusts",
+        || async { certs::trusted(addr, &dns_name, &published).await.ok() },
+    )
+    .await;
 }
