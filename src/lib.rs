@@ -16,3 +16,4 @@ pub mod scaffold;
 pub mod syntax;
 pub mod typegen;
 pub mod webhook;
+pub mod yaml;

@@ -230,6 +230,25 @@ fn refused() -> Vec<(&'static str, String, &'static str)> {
             "tuple schemas (`prefixItems`) are not structural",
         ),
         (
+            "an array of length 0",
+            kind("", "    pub a: [u8; 0],", ""),
+            "without `items`",
+        ),
+        (
+            "schema = \"disabled\"",
+            kind(", schema = \"disabled\"", "    pub a: u8,", ""),
+            "without a schema",
+        ),
+        (
+            "optional_old_self on a rule without oldSelf",
+            kind(
+                ", validation = Rule::new(\"self.spec.a > 0\").optional_old_self(true)",
+                "    pub a: u8,",
+                "",
+            ),
+            "does not use `oldSelf`",
+        ),
+        (
             "default written through into",
             kind(
                 "",

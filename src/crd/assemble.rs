@@ -160,7 +160,16 @@ pub fn crd_for(
         return None;
     }
     let schema = match k.schema {
-        SchemaMode::Disabled => None,
+        SchemaMode::Disabled => {
+            diags.push(Diagnostic::at(
+                path,
+                k.span,
+                "`#[kube(schema = \"disabled\")]` leaves the CRD without a schema, and the API \
+                 server rejects a CustomResourceDefinition without one; drop it to have the \
+                 schema generated from the types",
+            ));
+            return None;
+        }
         SchemaMode::Manual => {
             diags.push(Diagnostic::not_static(
                 path,

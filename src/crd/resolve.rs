@@ -168,6 +168,14 @@ impl<'i, 'a> Resolver<'i, 'a> {
                         "schemars implements `JsonSchema` for arrays of a known length up to 32",
                     ));
                 };
+                if len == 0 {
+                    return Err(Unsupported::new(
+                        span,
+                        format!("type `{shown}`"),
+                        "schemars writes an empty array without `items`, and the API server \
+                         rejects an array schema without them; drop the field",
+                    ));
+                }
                 let inner = self.resolve_depth(module, &a.elem, depth + 1)?;
                 return Ok(Shape::Array(len, Box::new(inner)));
             }

@@ -227,7 +227,7 @@ pub fn copy_text(crd: &Crd, types_path: &str) -> String {
             }
         }
     }
-    let body = serde_yaml::to_string(&document).expect("a YAML value serializes");
+    let body = crate::yaml::to_string(&document).expect("a YAML value serializes");
     format!(
         "# The CustomResourceDefinition of {kind} ({group}), which its owner installs: this\n\
          # project neither ships nor installs it (no kustomization lists it; only `make\n\

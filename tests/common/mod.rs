@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: run the real binary, snapshot trees.
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod api_server;
+pub mod crd_cases;
 pub mod exemplar;
 
 use std::collections::BTreeMap;

@@ -1032,7 +1032,7 @@ fn sample_spec(crd: &CustomResourceDefinition, version: &str, kind: &str) -> Str
     if fields.is_empty() {
         return format!("# TODO(user): the fields of a {kind}.\nspec: {{}}");
     }
-    let body = serde_yaml::to_string(&fields).unwrap_or_default();
+    let body = crate::yaml::to_string(&fields).unwrap_or_default();
     let indented: String = body.lines().map(|l| format!("  {l}\n")).collect();
     format!(
         "spec:\n  # TODO(user): describe the {kind} you want.\n{}",

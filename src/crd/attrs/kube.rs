@@ -177,7 +177,7 @@ pub fn read(attrs: &[Attribute], span: Span) -> syn::Result<KubeAttrs> {
                 "validation" => {
                     let expr: Expr = m.value()?.parse()?;
                     match rule(&expr) {
-                        Some(r) => a.validations.push(r),
+                        Some(r) => a.validations.push(accepted(r, &expr)?),
                         None => a.unsupported.push(cel_unsupported(&expr)),
                     }
                 }
@@ -207,7 +207,7 @@ pub fn read_x_kube(attrs: &[Attribute]) -> syn::Result<XKube> {
                 "validation" => {
                     let expr: Expr = m.value()?.parse()?;
                     match rule(&expr) {
-                        Some(r) => x.validations.push(r),
+                        Some(r) => x.validations.push(accepted(r, &expr)?),
                         None => x.unsupported.push(cel_unsupported(&expr)),
                     }
                 }
@@ -368,6 +368,50 @@ fn scale(m: &ParseNestedMeta<'_>) -> syn::Result<Scale> {
     serde_json::from_value(serde_json::Value::Object(map)).map_err(|e| m.error(e.to_string()))
 }
 
+/// `rule`, unless the API server refuses it where kube-derive writes it as it is: with
+/// `optionalOldSelf` set, a rule must use `oldSelf` ("may not be set if oldSelf is not used
+/// in rule", k8s.io/apiextensions-apiserver's validation of `x-kubernetes-validations`).
+fn accepted(rule: Rule, expr: &Expr) -> syn::Result<Rule> {
+    if rule.optional_old_self == Some(true) && !mentions_old_self(&rule.rule) {
+        return Err(syn::Error::new_spanned(
+            expr,
+            "`optional_old_self(true)` on a rule that does not use `oldSelf`: the API server \
+             rejects the CRD (`optionalOldSelf` may not be set if oldSelf is not used in the \
+             rule); drop `optional_old_self`, or write the rule against `oldSelf`",
+        ));
+    }
+    Ok(rule)
+}
+
+/// Whether the CEL expression names the variable `oldSelf` (outside string literals).
+fn mentions_old_self(cel: &str) -> bool {
+    let bytes = cel.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            quote @ (b'"' | b'\'') => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != quote {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b if b.is_ascii_alphabetic() || b == b'_' => {
+                let start = i;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    i += 1;
+                }
+                let member = start > 0 && bytes[start - 1] == b'.';
+                if &cel[start..i] == "oldSelf" && !member {
+                    return true;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    false
+}
+
 /// A CEL rule written as kube-derive accepts it: `"rule"`, `("rule", "message")`, or
 /// `Rule::new("rule")` followed by `.message(..)`, `.reason(..)`, `.field_path(..)`,
 /// `.optional_old_self(..)` with literal arguments.
@@ -526,6 +570,26 @@ fn path_ends(func: &Expr, want: &[&str]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn old_self_is_found_as_the_variable_only() {
+        for used in [
+            "self == oldSelf",
+            "oldSelf.optMap(o, o == self).orValue(true)",
+            "!has(oldSelf.x)",
+        ] {
+            assert!(mentions_old_self(used), "{used}");
+        }
+        for unused in [
+            "self.x > 0",
+            "self.oldSelf > 0",
+            "self.name != 'oldSelf'",
+            r#"self.s == "a \" oldSelf""#,
+            "self.oldSelfish",
+        ] {
+            assert!(!mentions_old_self(unused), "{unused}");
+        }
+    }
 
     #[test]
     fn reads_kube_attrs_with_defaults() {

@@ -23,7 +23,7 @@ pub struct ClusterSpec {
     pub pools: Vec<Pool>,
     #[x_kube(merge_strategy = MapMerge::Atomic)]
     pub labels: std::collections::BTreeMap<String, String>,
-    #[x_kube(validation = Rule::new("self.x > 0").field_path(".x").optional_old_self(true))]
+    #[x_kube(validation = Rule::new("oldSelf.optMap(o, self.x >= o.x).orValue(true)").field_path(".x").optional_old_self(true))]
     pub settings: Option<Settings>,
 }
 

@@ -16,7 +16,7 @@ pub struct GadgetSpec {
 }
 
 #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[kube(group = "x.example.com", version = "v1", kind = "Box", root = "BoxResource", schema = "disabled")]
+#[kube(group = "x.example.com", version = "v1", kind = "Box", root = "BoxResource")]
 pub struct BoxSpec {
     pub any: String,
 }

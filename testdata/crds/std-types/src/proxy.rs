@@ -34,7 +34,6 @@ pub struct ProxySpec {
     pub shard: std::num::NonZero<u64>,
     pub mac: [u8; 6],
     pub dns: [String; 2],
-    pub nothing: [u32; 0],
     #[serde(default)]
     pub timeout: Duration,
     pub keepalive: Option<Duration>,
