@@ -56,6 +56,11 @@ pub fn quote_yaml11_booleans(yaml: &str) -> Result<String> {
                 }
                 format!("{head}{}: {}", quote(key), quote(value))
             }
+            None if rest.starts_with('|') || rest.starts_with('>') => {
+                // A list item's block: its lines are indented deeper than the dash.
+                block = Some(indent);
+                text.to_string()
+            }
             None => match rest.strip_suffix(':') {
                 Some(key) => format!("{head}{}:", quote(key)),
                 None => format!("{head}{}", quote(rest)),
@@ -84,6 +89,7 @@ mod tests {
         let value = serde_json::json!({
             "properties": { "n": { "type": "string" }, "on": { "description": "a\nb\non\n" } },
             "required": ["x", "y", "n"],
+            "examples": ["one\nn\n", "two\non"],
             "enum": ["no", "off", "fine"],
             "description": "y",
         });
