@@ -193,3 +193,58 @@ fn a_big_crd_installs_server_side_only_and_one_over_the_request_limit_not_at_all
         }
     }
 }
+
+/// The other direction: every shape `generate crds` refuses as one kube-derive or the API
+/// server would reject (`testdata/crds/refused/<shape>`, README's list of refused shapes)
+/// is sent to the server as kube-derive writes it, and the server must refuse it. v1 CRDs
+/// must have a structural schema, and the server validates it on create
+/// (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#specifying-a-structural-schema).
+/// Where kube-derive panics instead (`kube-derive-panics.txt`), there is nothing to send:
+/// both refuse.
+#[test]
+#[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS); run with --include-ignored"]
+fn every_shape_rsbuilder_refuses_is_refused_by_kube_derive_or_the_api_server() {
+    let server = api_server();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut by_server, mut by_kube_derive, mut disagreements) = (0, 0, Vec::new());
+    let cases = crd_cases::refused_cases();
+    for case in &cases {
+        let shape = case.file_name().unwrap().to_string_lossy().into_owned();
+        if let Ok(files) = crd_cases::generate(case) {
+            let files: Vec<&String> = files.keys().collect();
+            disagreements.push(format!("{shape}: rsbuilder writes {files:?}"));
+            continue;
+        }
+        for (file, text) in crd_cases::expected(case) {
+            if file == "kube-derive-panics.txt" {
+                by_kube_derive += 1;
+                continue;
+            }
+            let path = dir.path().join(&file);
+            fs::write(&path, &text).unwrap();
+            let names = crd_names(&text);
+            match server.apply(&path) {
+                Err(error) => {
+                    eprintln!("{shape}: {}", error.trim());
+                    by_server += 1;
+                }
+                Ok(()) => {
+                    disagreements.push(format!("{shape}: the API server accepts {file}"));
+                    names.iter().for_each(|name| server.delete_crd(name));
+                }
+            }
+        }
+    }
+    eprintln!(
+        "{} shapes refused by rsbuilder: {by_server} refused by the API server, \
+         {by_kube_derive} by kube-derive, {} disagreements",
+        cases.len(),
+        disagreements.len()
+    );
+    assert!(
+        disagreements.is_empty(),
+        "rsbuilder's refusals disagree:\n{}",
+        disagreements.join("\n")
+    );
+    assert!(cases.len() >= 15, "only {} refused shapes", cases.len());
+}

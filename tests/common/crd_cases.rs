@@ -7,9 +7,19 @@ use std::path::{Path, PathBuf};
 use rsbuilder::crd::{Crate, collect_sources, generate_in};
 
 pub fn cases() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/crds");
+    cases_in("testdata/crds")
+}
+
+/// The shapes `generate crds` refuses because kube-derive or the API server would:
+/// `testdata/crds/refused/<shape>/`, with what kube-derive made of them in `expected/`.
+pub fn refused_cases() -> Vec<PathBuf> {
+    cases_in("testdata/crds/refused")
+}
+
+fn cases_in(dir: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
     let mut cases: Vec<PathBuf> = std::fs::read_dir(&root)
-        .expect("testdata/crds exists")
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
         .map(|e| e.expect("dir entry").path())
         .filter(|p| p.join("src").is_dir() && p.join("expected").is_dir() && !p.ends_with("oracle"))
         .collect();

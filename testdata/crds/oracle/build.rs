@@ -52,16 +52,22 @@ fn main() {
 
     let mut out = String::new();
     let mut table = String::from(
-        "pub fn all() -> Vec<(&'static str, Vec<Crd>)> {\n    let mut all = Vec::new();\n",
+        "pub fn all() -> Vec<(&'static str, Vec<Result<Crd, String>>)> {\n    let mut all = Vec::new();\n",
     );
-    for case in sorted_dir(&cases_dir) {
+    // `refused/<shape>` holds shapes rsbuilder refuses: what kube-derive does with them
+    // (writes a CRD, or panics) is what the API server is shown.
+    let refused = cases_dir.join("refused");
+    let cases = sorted_dir(&cases_dir)
+        .into_iter()
+        .chain(if refused.is_dir() { sorted_dir(&refused) } else { Vec::new() });
+    for case in cases {
         let src = case.join("src");
         if !src.is_dir() || case.ends_with("oracle") {
             continue;
         }
         println!("cargo:rerun-if-changed={}", src.display());
-        let name = case.file_name().unwrap().to_string_lossy().to_string();
-        let ident = name.replace('-', "_");
+        let name = case.strip_prefix(&cases_dir).unwrap().to_string_lossy().to_string();
+        let ident = name.replace(['-', '/'], "_");
         let mut roots = Vec::new();
         let prefix = if case.join("Cargo.toml").is_file() {
             let feature_cfg = format!("crd_case_{ident}_feature");
@@ -89,7 +95,7 @@ fn main() {
             out.push_str("}\n");
             module
         };
-        writeln!(table, "    {{\n        let mut crds: Vec<Crd> = Vec::new();").unwrap();
+        writeln!(table, "    {{\n        let mut crds = Vec::new();").unwrap();
         for root in &roots {
             let path = if root.path.is_empty() {
                 String::new()
@@ -101,7 +107,7 @@ fn main() {
             }
             writeln!(
                 table,
-                "        crds.push(<{prefix}::{path}{} as kube::CustomResourceExt>::crd());",
+                "        crds.push(crd_of(<{prefix}::{path}{} as kube::CustomResourceExt>::crd));",
                 root.name
             )
             .unwrap();

@@ -1,0 +1,17 @@
+//! An internally tagged enum: every variant declares the tag.
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "refused.example.com", version = "v1", kind = "Thing")]
+pub struct ThingSpec {
+    pub a: E,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(tag = "t")]
+pub enum E {
+    A { x: u8 },
+    B { y: u8 },
+}

@@ -1,0 +1,10 @@
+//! A tuple field: a tuple schema (`prefixItems`).
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "refused.example.com", version = "v1", kind = "Thing")]
+pub struct ThingSpec {
+    pub a: (u8, String),
+}

@@ -1,0 +1,17 @@
+//! An untagged enum of scalars of different types.
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "refused.example.com", version = "v1", kind = "Thing")]
+pub struct ThingSpec {
+    pub a: E,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum E {
+    N(u16),
+    S(String),
+}

@@ -1,0 +1,10 @@
+//! An array of length 0: an array schema without `items`.
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "refused.example.com", version = "v1", kind = "Thing")]
+pub struct ThingSpec {
+    pub a: [u8; 0],
+}
