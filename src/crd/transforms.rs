@@ -4,7 +4,9 @@
 //! ReplacePrefixItems), then `AddNullable`, kube's `StructuralSchemaRewriter`,
 //! `OptionalEnum` and `OptionalIntOrString` (kube-derive `custom_resource/mod.rs`).
 
+use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Once;
 
 use schemars::generate::SchemaSettings;
 use schemars::{Schema, SchemaGenerator};
@@ -36,11 +38,7 @@ pub fn apply(generator: &mut SchemaGenerator, schema: &mut Schema) -> Result<(),
             t.transform(schema);
         }
     });
-    // Keep kube's panic message off stderr: it is reported as a diagnostic instead.
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let result = catch_unwind(run);
-    std::panic::set_hook(hook);
+    let result = quietly(run);
     result.map_err(|payload| {
         payload
             .downcast_ref::<String>()
@@ -48,6 +46,31 @@ pub fn apply(generator: &mut SchemaGenerator, schema: &mut Schema) -> Result<(),
             .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
             .unwrap_or_else(|| "kube's structural schema rewrite failed".to_string())
     })
+}
+
+thread_local! {
+    /// Whether this thread's panics are caught and reported by [`quietly`].
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f`, catching a panic without printing it: kube's panic message is reported as a
+/// diagnostic instead. The panic hook is process-wide, so it is installed once and stays
+/// quiet only for the thread inside `quietly`; swapping hooks per call would lose another
+/// thread's panic message, or keep the quiet hook for good when two calls overlap.
+fn quietly<R>(f: impl FnOnce() -> R + std::panic::UnwindSafe) -> std::thread::Result<R> {
+    static INSTALLED: Once = Once::new();
+    INSTALLED.call_once(|| {
+        let loud = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.get() {
+                loud(info);
+            }
+        }));
+    });
+    QUIET.set(true);
+    let result = catch_unwind(f);
+    QUIET.set(false);
+    result
 }
 
 #[cfg(test)]
