@@ -109,7 +109,21 @@ fn cases() -> Vec<(&'static str, Vec<Edit>, Vec<Edit>)> {
             vec![spec_rule!("[self.foo].map(x, x).size() == 1")],
         ),
         (
+            // kubectl's braces are no JSONPath the API server takes for a column.
             "printer-column",
+            vec![Edit::Replace(
+                CRD,
+                "- jsonPath: .metadata.creationTimestamp",
+                "- jsonPath: '{.metadata.creationTimestamp}'",
+            )],
+            vec![Edit::Replace(
+                CRD,
+                "- jsonPath: .metadata.creationTimestamp",
+                "- jsonPath: .spec.foo",
+            )],
+        ),
+        (
+            "printer-column-path",
             vec![Edit::Replace(
                 CRD,
                 "- jsonPath: .metadata.creationTimestamp",
@@ -128,11 +142,20 @@ fn cases() -> Vec<(&'static str, Vec<Edit>, Vec<Edit>)> {
                 "    name: v1\n",
                 "    name: v1\n    selectableFields:\n    - jsonPath: .status.conditions\n",
             )],
-            vec![Edit::Replace(
-                CRD,
-                "    name: v1\n",
-                "    name: v1\n    selectableFields:\n    - jsonPath: .spec.foo\n",
-            )],
+            // CronJob's versions share one schema, so the API server takes selectable
+            // fields only where all of them have the same.
+            ["v1", "v1beta1", "v1alpha1"]
+                .map(|v| {
+                    Edit::Replace(
+                        CRD,
+                        &*format!("    name: {v}\n").leak(),
+                        &*format!(
+                            "    name: {v}\n    selectableFields:\n    - jsonPath: .spec.foo\n"
+                        )
+                        .leak(),
+                    )
+                })
+                .to_vec(),
         ),
         (
             // Without the conversion webhook, a field only v1 has is lost in v1beta1; with

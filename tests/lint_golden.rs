@@ -76,11 +76,17 @@ const EDITS: &[Edit] = &[
         "    shortname = \"frg\",",
         "    shortname = \"frg\",\n    validation = (\"self.spec.fooo == 'x'\", \"a typo\"),\n    validation = (\"!has(self.spec.foo) || self.spec.foo.size() > 100\", \"foo is too short\"),\n    validation = (\"[self.spec.foo].sortBy(x, x).size() == 1\", \"sorted\"),\n    selectable = \".status.conditions\",",
     ),
-    // printer-column (selectable-field is the line above).
+    // printer-column-path (selectable-field is the line above), and printer-column: a
+    // type the API server does not know.
     Edit::Replace(
         V1,
         "json_path = \".metadata.creationTimestamp\"",
         "json_path = \".spec.sped\"",
+    ),
+    Edit::Replace(
+        V1,
+        "type_ = \"string\",\n        json_path = \".status",
+        "type_ = \"float\",\n        json_path = \".status",
     ),
     // version-field-dropped (speed) and version-type-changed (crew).
     Edit::Replace(

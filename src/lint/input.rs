@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result, anyhow};
 use serde_json::Value;
 
+use crate::lint::schema::{Schema, apply_defaults};
+
 use super::finding::{Finding, RuleId, Severity};
 use super::yaml::{self, Node, Pos};
 use crate::crd::SourceFile;
@@ -62,6 +64,25 @@ pub struct Version<'a> {
     pub schema_json: Value,
     /// Whether any node of the schema has `x-kubernetes-validations`.
     pub has_rules: bool,
+    /// Whether `status` is a subresource: then creating an object cannot set it.
+    pub status_subresource: bool,
+}
+
+impl Version<'_> {
+    /// A sample as the API server validates it when `kubectl apply` creates it: non-nullable
+    /// nulls pruned and defaults applied (apiextensions-apiserver does both while decoding
+    /// the request), and without `status` where it is a subresource (the create strategy
+    /// drops it: https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#status-subresource).
+    pub fn as_created(&self, sample: &Sample<'_>) -> Value {
+        let mut value = sample.doc.to_json();
+        apply_defaults(Schema(&self.schema_json), &mut value);
+        if self.status_subresource
+            && let Some(object) = value.as_object_mut()
+        {
+            object.remove("status");
+        }
+        value
+    }
 }
 
 /// One document of config/samples.
@@ -311,6 +332,7 @@ impl<'a> Crd<'a> {
                     schema,
                     schema_json: schema.map(Node::to_json).unwrap_or(Value::Null),
                     has_rules: v.has_key("x-kubernetes-validations"),
+                    status_subresource: v.at(&["subresources", "status"]).is_some(),
                 }
             })
             .collect();

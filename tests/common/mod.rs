@@ -3,7 +3,10 @@
 
 pub mod api_server;
 pub mod crd_cases;
+pub mod crd_mutations;
 pub mod exemplar;
+pub mod golden_copy;
+pub mod instances;
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -1,31 +1,56 @@
-//! Printer columns and selectable fields point somewhere: every `jsonPath` of
-//! `additionalPrinterColumns` resolves in its version's schema (or in ObjectMeta), and
-//! every selectable field is a scalar — string, integer or boolean — reached without
-//! passing through a list, as the API server requires ("Field selectors" and
-//! "Additional printer columns" in the CustomResourceDefinition docs).
+//! Printer columns and selectable fields, as the API server validates them when it accepts
+//! a CRD ("Additional printer columns" and "Field selectors" in the CustomResourceDefinition
+//! docs): a column has a name, a type and format the server knows and a `jsonPath` that
+//! starts with `.` (the server checks no more: a path that reaches nothing is an always
+//! empty column, a warning); a selectable field is a string, integer or boolean field
+//! reached without passing through a list or into metadata, named once, at most eight of
+//! them.
+
+use std::collections::BTreeSet;
 
 use crate::lint::finding::{Finding, RuleId, Severity};
-use crate::lint::input::{Inputs, Version, str_at};
+use crate::lint::input::{Crd, Inputs, Version, str_at};
 use crate::lint::registry::Check;
 use crate::lint::schema::Schema;
-use crate::lint::yaml::Segment;
+use crate::lint::yaml::{Node, Segment};
 
 pub static PRINTER_COLUMN: RuleId = RuleId {
     id: "printer-column",
     severity: Severity::Error,
-    summary: "every printer column's jsonPath resolves in its version's schema",
+    summary: "every printer column has a name, a type and format the API server knows, and a jsonPath starting with `.`",
+};
+pub static PRINTER_COLUMN_PATH: RuleId = RuleId {
+    id: "printer-column-path",
+    severity: Severity::Warning,
+    summary: "every printer column's jsonPath reaches a field of its version's schema (else the column is always empty)",
 };
 pub static SELECTABLE_FIELD: RuleId = RuleId {
     id: "selectable-field",
     severity: Severity::Error,
-    summary: "every selectable field is a string, integer or boolean field of the schema, outside any list",
+    summary: "every selectable field is a string, integer or boolean field of the schema, outside any list, named once",
 };
 
 pub static CHECK: Check = Check {
     name: "columns",
-    rules: &[&PRINTER_COLUMN, &SELECTABLE_FIELD],
+    rules: &[&PRINTER_COLUMN, &PRINTER_COLUMN_PATH, &SELECTABLE_FIELD],
     run,
 };
+
+/// The types and formats of printer columns the API server accepts.
+const COLUMN_TYPES: &[&str] = &["integer", "number", "string", "boolean", "date"];
+const COLUMN_FORMATS: &[&str] = &[
+    "int32",
+    "int64",
+    "float",
+    "double",
+    "byte",
+    "date",
+    "date-time",
+    "password",
+];
+
+/// At most this many selectable fields per version (apiextensions' MaxSelectableFields).
+const MAX_SELECTABLE_FIELDS: usize = 8;
 
 /// ObjectMeta's fields that columns point at, and whether each is a map.
 const METADATA: &[(&str, bool)] = &[
@@ -44,59 +69,123 @@ const METADATA: &[(&str, bool)] = &[
     ("finalizers", false),
 ];
 
+const HINT: &str = "fix the path in `#[kube(printcolumn(...))]` or `#[kube(selectable = ...)]` \
+    of the Rust type and run `make manifests`";
+
 fn run(inputs: &Inputs, out: &mut Vec<Finding>) {
     for crd in inputs.crds() {
         for version in &crd.versions {
             let Some(_) = version.schema else { continue };
-            let root = Schema(&version.schema_json);
-            for (list, rule) in [
-                ("additionalPrinterColumns", &PRINTER_COLUMN),
-                ("selectableFields", &SELECTABLE_FIELD),
-            ] {
-                for (i, entry) in version
-                    .node
-                    .get(list)
-                    .map(|n| n.as_seq())
-                    .unwrap_or_default()
-                    .iter()
-                    .enumerate()
+            let report = |rule: &'static RuleId, entry: &Node, path: &str, problem: String| {
+                let pos = entry.pos_of(&[Segment::Key("jsonPath".into())]);
+                let (file, pos) = inputs
+                    .rust_literal(path)
+                    .unwrap_or((crd.file.path.clone(), pos));
+                rule.at(file, pos, problem).hint(HINT)
+            };
+            let where_ = format!("{} {}", crd.kind, version_name(version));
+            for entry in entries(version, "additionalPrinterColumns") {
+                let path = str_at(entry, &["jsonPath"]);
+                let name = str_at(entry, &["name"]);
+                let what = format!("printer column `{name}` of {where_}");
+                for problem in column_problems(entry) {
+                    let message = format!("{what}: {problem}");
+                    out.push(report(&PRINTER_COLUMN, entry, path, message));
+                }
+                if path.starts_with('.')
+                    && let Err(problem) = resolve(Schema(&version.schema_json), path)
                 {
-                    let path = str_at(entry, &["jsonPath"]);
-                    let pos = entry.pos_of(&[Segment::Key("jsonPath".into())]);
-                    let problem = if rule.id == PRINTER_COLUMN.id {
-                        resolve(root, path).err()
-                    } else {
-                        selectable(root, path).err()
-                    };
-                    if let Some(problem) = problem {
-                        let what = if rule.id == PRINTER_COLUMN.id {
-                            format!("printer column `{}`", str_at(entry, &["name"]))
-                        } else {
-                            format!("selectable field {}", i + 1)
-                        };
-                        let (file, pos) = inputs
-                            .rust_literal(path)
-                            .unwrap_or((crd.file.path.clone(), pos));
-                        out.push(
-                            rule.at(
-                                file,
-                                pos,
-                                format!(
-                                    "{what} of {} {}: `{path}` {problem}",
-                                    crd.kind,
-                                    version_name(version)
-                                ),
-                            )
-                            .hint(
-                                "fix the path in `#[kube(printcolumn(...))]` or `#[kube(selectable = ...)]` \
-                                 of the Rust type and run `make manifests`",
-                            ),
-                        );
-                    }
+                    let message =
+                        format!("{what}: `{path}` {problem}, so the column is always empty");
+                    out.push(report(&PRINTER_COLUMN_PATH, entry, path, message));
+                }
+            }
+            let mut named = BTreeSet::new();
+            let selectable = entries(version, "selectableFields");
+            for (i, entry) in selectable.iter().enumerate() {
+                let path = str_at(entry, &["jsonPath"]);
+                let problem = selectable_field(Schema(&version.schema_json), path)
+                    .err()
+                    .or_else(|| (!named.insert(path)).then(|| "is named twice".to_string()));
+                if let Some(problem) = problem {
+                    let message =
+                        format!("selectable field {} of {where_}: `{path}` {problem}", i + 1);
+                    out.push(report(&SELECTABLE_FIELD, entry, path, message));
+                }
+            }
+            if let Some(entry) = selectable.first() {
+                let path = str_at(entry, &["jsonPath"]);
+                if named.len() > MAX_SELECTABLE_FIELDS {
+                    let message = format!(
+                        "{where_} has {} selectable fields, at most {MAX_SELECTABLE_FIELDS} are allowed",
+                        named.len()
+                    );
+                    out.push(report(&SELECTABLE_FIELD, entry, path, message));
+                }
+                if let Some(problem) = shared_schema_problem(&crd) {
+                    let message = format!("selectable fields of {where_}: {problem}");
+                    out.push(report(&SELECTABLE_FIELD, entry, path, message));
                 }
             }
         }
     }
+}
+
+fn entries<'n>(version: &'n Version<'_>, list: &str) -> Vec<&'n Node> {
+    version
+        .node
+        .get(list)
+        .map(|n| n.as_seq())
+        .unwrap_or_default()
+        .iter()
+        .collect()
+}
+
+/// What the API server refuses in a printer column.
+fn column_problems(entry: &Node) -> Vec<String> {
+    let mut problems = Vec::new();
+    if str_at(entry, &["name"]).is_empty() {
+        problems.push("it has no name".to_string());
+    }
+    let ty = str_at(entry, &["type"]);
+    if !COLUMN_TYPES.contains(&ty) {
+        problems.push(format!(
+            "its type `{ty}` is none of {}",
+            COLUMN_TYPES.join(", ")
+        ));
+    }
+    let format = str_at(entry, &["format"]);
+    if !format.is_empty() && !COLUMN_FORMATS.contains(&format) {
+        let known = COLUMN_FORMATS.join(", ");
+        problems.push(format!("its format `{format}` is none of {known}"));
+    }
+    let path = str_at(entry, &["jsonPath"]);
+    if !path.starts_with('.') {
+        problems.push(format!(
+            "its jsonPath `{path}` must be a simple JSONPath starting with `.` (no `{{...}}`)"
+        ));
+    }
+    problems
+}
+
+/// When every version has the same schema, the API server keeps one schema for all of them,
+/// and then accepts selectable fields only where every version has the same ones
+/// (apiextensions' conversion moves identical per-version fields to the top level, and
+/// per-version selectable fields without a per-version schema are refused).
+fn shared_schema_problem(crd: &Crd<'_>) -> Option<String> {
+    let first = crd.versions.first()?;
+    let same_schema = crd
+        .versions
+        .iter()
+        .all(|v| v.schema_json == first.schema_json);
+    let fields = |v: &Version<'_>| v.node.get("selectableFields").map(Node::to_json);
+    let same_fields = crd.versions.iter().all(|v| fields(v) == fields(first));
+    (crd.versions.len() > 1 && same_schema && !same_fields).then(|| {
+        "the versions share one schema but not their selectable fields; the API server then \
+         refuses them (\"may only be set when `version.schema.openAPIV3Schema` is not \
+         included\"): give every version the same selectable fields"
+            .to_string()
+    })
 }
 
 fn version_name<'a>(v: &'a Version<'_>) -> &'a str {
@@ -237,7 +326,7 @@ fn resolve(root: Schema<'_>, path: &str) -> Result<(), String> {
     walk(root, path).map(|_| ())
 }
 
-fn selectable(root: Schema<'_>, path: &str) -> Result<(), String> {
+fn selectable_field(root: Schema<'_>, path: &str) -> Result<(), String> {
     if path.contains('[') {
         return Err("must be a plain field path, without subscripts".into());
     }
@@ -318,8 +407,8 @@ mod tests {
     #[test]
     fn selectable_fields_are_scalars_outside_lists() {
         let s = schema();
-        assert!(selectable(Schema(&s), ".spec.mode").is_ok());
-        assert!(selectable(Schema(&s), ".spec.replicas").is_ok());
+        assert!(selectable_field(Schema(&s), ".spec.mode").is_ok());
+        assert!(selectable_field(Schema(&s), ".spec.replicas").is_ok());
         for bad in [
             ".spec",
             ".spec.tags",
@@ -327,7 +416,7 @@ mod tests {
             ".spec.extra.x",
             ".spec.nothing",
         ] {
-            assert!(selectable(Schema(&s), bad).is_err(), "{bad}");
+            assert!(selectable_field(Schema(&s), bad).is_err(), "{bad}");
         }
     }
 }

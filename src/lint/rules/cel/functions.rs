@@ -1,8 +1,12 @@
-//! The CEL functions lint can check and evaluate: the standard ones the `cel` crate
-//! provides and the Kubernetes libraries kube-cel adds (strings, lists, sets, regex, URLs,
-//! IP/CIDR, quantity, semver, named formats, math, base64). A test asks the runtime for
-//! every entry, so the table never claims a function the evaluator lacks. A call to any
-//! other function is reported as unsupported: lint never passes what it cannot evaluate.
+//! The CEL functions lint can check and evaluate: those of the environment the API server
+//! compiles CRD rules in (Kubernetes 1.37: the standard library, strings v2, lists, sets,
+//! regex, URLs, IP/CIDR, quantity, semver, named formats — no math, no encoders, no
+//! `cel.bind`), which the `cel` crate and kube-cel also provide. A test asks the runtime
+//! for every entry, so the table never claims a function the evaluator lacks.
+//!
+//! A call of a function the API server declares but lint cannot evaluate ([`SERVER_ONLY`])
+//! is reported as unsupported; a call of one the server does not declare either is an
+//! error, as it is for the server.
 
 /// A type as far as signatures care.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,16 +78,6 @@ const fn g(name: &'static str, arity: &'static [usize], ret: Ret) -> Function {
     }
 }
 
-const fn variadic(name: &'static str, ret: Ret) -> Function {
-    Function {
-        name,
-        method: false,
-        arity: None,
-        receivers: &[],
-        ret,
-    }
-}
-
 const STR: &[&str] = &["string"];
 const LIST: &[&str] = &["list"];
 const TIME: &[&str] = &["timestamp", "duration"];
@@ -106,8 +100,6 @@ pub static FUNCTIONS: &[Function] = &[
     g("bytes", &[1], Ret::Bytes),
     g("duration", &[1], Ret::Duration),
     g("timestamp", &[1], Ret::Timestamp),
-    variadic("max", Ret::Dyn),
-    variadic("min", Ret::Dyn),
     m("getFullYear", &[0, 1], TIME, Ret::Int),
     m("getMonth", &[0, 1], TIME, Ret::Int),
     m("getDayOfYear", &[0, 1], TIME, Ret::Int),
@@ -137,7 +129,6 @@ pub static FUNCTIONS: &[Function] = &[
     m("substring", &[1, 2], STR, Ret::String),
     m("trim", &[0], STR, Ret::String),
     m("join", &[0, 1], LIST, Ret::String),
-    m("reverse", &[0], &["string", "list"], Ret::Recv),
     m("format", &[1], STR, Ret::String),
     g("strings.quote", &[1], Ret::String),
     // Lists.
@@ -149,6 +140,7 @@ pub static FUNCTIONS: &[Function] = &[
     m("sort", &[0], LIST, Ret::Recv),
     m("flatten", &[0, 1], LIST, Ret::ListDyn),
     m("distinct", &[0], LIST, Ret::Recv),
+    m("reverse", &[0], LIST, Ret::Recv),
     m("first", &[0], LIST, Ret::OptElem),
     m("last", &[0], LIST, Ret::OptElem),
     g("lists.range", &[1], Ret::ListInt),
@@ -220,28 +212,22 @@ pub static FUNCTIONS: &[Function] = &[
     g("format.datetime", &[0], Ret::Opaque("format")),
     g("format.named", &[1], Ret::OptOpaque("format")),
     m("validate", &[1], &["format"], Ret::OptListString),
-    // Math.
-    g("math.ceil", &[1], Ret::Double),
-    g("math.floor", &[1], Ret::Double),
-    g("math.round", &[1], Ret::Double),
-    g("math.trunc", &[1], Ret::Double),
-    g("math.abs", &[1], Ret::Dyn),
-    g("math.sign", &[1], Ret::Dyn),
-    g("math.sqrt", &[1], Ret::Double),
-    g("math.isInf", &[1], Ret::Bool),
-    g("math.isNaN", &[1], Ret::Bool),
-    g("math.isFinite", &[1], Ret::Bool),
-    g("math.bitAnd", &[2], Ret::Dyn),
-    g("math.bitOr", &[2], Ret::Dyn),
-    g("math.bitXor", &[2], Ret::Dyn),
-    g("math.bitNot", &[1], Ret::Dyn),
-    g("math.bitShiftLeft", &[2], Ret::Dyn),
-    g("math.bitShiftRight", &[2], Ret::Dyn),
-    variadic("math.greatest", Ret::Dyn),
-    variadic("math.least", Ret::Dyn),
-    // Encoders.
-    g("base64.decode", &[1], Ret::Bytes),
-    g("base64.encode", &[1], Ret::String),
+];
+
+/// Functions and macros the API server declares for CRD rules that lint cannot evaluate:
+/// a rule that calls one is unsupported, not wrong.
+pub const SERVER_ONLY: &[&str] = &[
+    // The standard library: types as values.
+    "type",
+    "dyn",
+    // Two-variable comprehensions (Kubernetes 1.32) and `sortBy` (lists v3, 1.34).
+    "transformList",
+    "transformMap",
+    "transformMapEntry",
+    "sortBy",
+    // Macros of optional values.
+    "optMap",
+    "optFlatMap",
 ];
 
 /// Global functions called `name`.
@@ -256,11 +242,25 @@ pub fn methods(name: &str) -> impl Iterator<Item = &'static Function> + '_ {
     FUNCTIONS.iter().filter(move |f| f.method && f.name == name)
 }
 
-/// Namespaces of qualified global functions (`sets.contains`, `math.abs`, ...).
-pub fn is_namespace(name: &str) -> bool {
-    FUNCTIONS
-        .iter()
-        .any(|f| !f.method && f.name.split_once('.').is_some_and(|(ns, _)| ns == name))
+/// The kinds each argument of `name` takes where the API server's overloads pin them
+/// (`receiver`: the kind of a method's receiver, None for a global), one slice per
+/// argument; None where lint does not check them.
+pub fn params(name: &str, receiver: Option<&str>) -> Option<&'static [&'static [&'static str]]> {
+    const S: &[&str] = &["string"];
+    const I: &[&str] = &["int"];
+    const SIZED: &[&str] = &["string", "bytes", "list", "map"];
+    Some(match (receiver, name) {
+        (Some("string"), "contains" | "startsWith" | "endsWith" | "matches" | "find") => &[S],
+        (Some("string"), "indexOf" | "lastIndexOf") => &[S, I],
+        (Some("string"), "charAt") => &[I],
+        (Some("string"), "replace") => &[S, S, I],
+        (Some("string"), "split" | "findAll") => &[S, I],
+        (Some("string"), "substring") => &[I, I],
+        (Some("list"), "join") => &[S],
+        (None, "size") => &[SIZED],
+        (None, "matches") => &[S, S],
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! warning naming the rule: it is never counted as a pass. The API server's cost limits
 //! are not estimated.
 
+mod field_path;
 pub mod functions;
 pub mod types;
 
@@ -46,6 +47,14 @@ pub static CHECK: Check = Check {
     rules: &[&CEL_INVALID, &CEL_REJECTS_SAMPLE, &CEL_UNSUPPORTED],
     run,
 };
+
+/// The reasons a validation may give (apiextensions' `FieldValueErrorReason`).
+const REASONS: &[&str] = &[
+    "FieldValueRequired",
+    "FieldValueForbidden",
+    "FieldValueInvalid",
+    "FieldValueDuplicate",
+];
 
 /// Deeper than this, the API server refuses the schema anyway.
 const MAX_DEPTH: usize = 64;
@@ -178,7 +187,8 @@ impl Walk<'_, '_> {
                 return;
             }
         };
-        let outcome = types::check(&expression, self_ty.clone());
+        let optional_old_self = rule.get("optionalOldSelf").and_then(Value::as_bool) == Some(true);
+        let outcome = types::check(&expression, self_ty.clone(), optional_old_self);
         let mut problems = outcome.errors;
         if !matches!(outcome.ty, Ty::Bool | Ty::Dyn) {
             problems.push(format!(
@@ -193,7 +203,6 @@ impl Walk<'_, '_> {
                     .into(),
             );
         }
-        let optional_old_self = rule.get("optionalOldSelf").and_then(Value::as_bool) == Some(true);
         if optional_old_self && !outcome.uses_old_self {
             problems.push("`optionalOldSelf` is set, but the rule does not use oldSelf".into());
         }
@@ -211,7 +220,7 @@ impl Walk<'_, '_> {
                     if Program::compile(message).is_err() {
                         unsupported.insert("optional syntax in its messageExpression".into());
                     }
-                    let m = types::check(&p, self_ty);
+                    let m = types::check(&p, self_ty, optional_old_self);
                     problems.extend(
                         m.errors
                             .into_iter()
@@ -226,6 +235,29 @@ impl Walk<'_, '_> {
                     unsupported.extend(m.unsupported);
                 }
             }
+        }
+        let message = rule.get("message").and_then(Value::as_str);
+        match message.map(str::trim) {
+            Some("") => problems.push("its message must be non-empty if specified".into()),
+            Some(m) if m.contains(['\n', '\r']) => {
+                problems.push("its message must not contain line breaks".into())
+            }
+            None if text.trim().contains(['\n', '\r']) => problems
+                .push("it has line breaks, and then the API server wants a `message`".into()),
+            _ => {}
+        }
+        if let Some(reason) = rule.get("reason").and_then(Value::as_str)
+            && !REASONS.contains(&reason)
+        {
+            problems.push(format!(
+                "its reason `{reason}` is none of {}",
+                REASONS.join(", ")
+            ));
+        }
+        if let Some(field_path) = rule.get("fieldPath").and_then(Value::as_str)
+            && let Err(why) = field_path::resolve(s, field_path)
+        {
+            problems.push(format!("its fieldPath `{field_path}` {why}"));
         }
         for problem in &problems {
             self.out.push(
@@ -299,12 +331,18 @@ fn evaluate_samples(
         let schema = compiled
             .entry(key.clone())
             .or_insert_with(|| compile_schema(&version.schema_json));
-        let Err(errors) = validator.validate_compiled(schema, &sample.doc.to_json(), None) else {
+        let created = version.as_created(sample);
+        let Err(errors) = validator.validate_compiled(schema, &created, None) else {
             continue;
         };
         let skip = skipped.get(&key);
         for error in errors {
             if skip.is_some_and(|s| s.contains(&error.rule)) {
+                continue;
+            }
+            // The API server evaluates no rule on a null value (apiextensions' CEL validator
+            // returns before it); kube-cel does.
+            if value_at(&created, &parse_path(&error.field_path)).is_some_and(Value::is_null) {
                 continue;
             }
             let pos = sample.doc.pos_of(&parse_path(&error.field_path));
@@ -335,4 +373,12 @@ fn evaluate_samples(
             ));
         }
     }
+}
+
+/// The value at `path` in `value`, if there is one.
+fn value_at<'v>(value: &'v Value, path: &[Segment]) -> Option<&'v Value> {
+    path.iter().try_fold(value, |at, step| match step {
+        Segment::Key(key) => at.get(key.as_str()),
+        Segment::Index(i) => at.get(*i),
+    })
 }

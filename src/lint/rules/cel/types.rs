@@ -53,12 +53,10 @@ impl<'a> Ty<'a> {
             "object" => {
                 if let Some(values) = s.additional_properties() {
                     Ty::Map(Box::new(Ty::String), Box::new(Ty::of(values)))
-                } else if s.embedded_resource() {
-                    Ty::Object(s, true)
-                } else if s.preserves_unknown_fields() && s.properties().is_none() {
-                    Ty::Dyn
                 } else {
-                    Ty::Object(s, false)
+                    // The API server declares an object by its properties alone: what
+                    // `x-kubernetes-preserve-unknown-fields` keeps is not visible to rules.
+                    Ty::Object(s, s.embedded_resource())
                 }
             }
             "array" => Ty::List(Box::new(s.items().map_or(Ty::Dyn, Ty::of))),
@@ -89,7 +87,8 @@ impl<'a> Ty<'a> {
             Ty::Duration => "duration",
             Ty::Timestamp => "timestamp",
             Ty::List(_) => "list",
-            Ty::Map(..) | Ty::Object(..) | Ty::Meta => "map",
+            Ty::Map(..) => "map",
+            Ty::Object(..) | Ty::Meta => "object",
             Ty::Optional(_) => "optional",
             Ty::Opaque(name) => name,
         }
@@ -130,10 +129,17 @@ pub struct Outcome<'a> {
     pub uses_old_self: bool,
 }
 
-/// Type-checks `expr` with `self` (and `oldSelf`) of type `self_ty`.
-pub fn check<'a>(expr: &IdedExpr, self_ty: Ty<'a>) -> Outcome<'a> {
+/// Type-checks `expr` with `self` of type `self_ty`, and `oldSelf` of the same type, or an
+/// optional of it under `optionalOldSelf`.
+pub fn check<'a>(expr: &IdedExpr, self_ty: Ty<'a>, optional_old_self: bool) -> Outcome<'a> {
+    let old_self_ty = if optional_old_self {
+        Ty::Optional(Box::new(self_ty.clone()))
+    } else {
+        self_ty.clone()
+    };
     let mut checker = Checker {
         self_ty,
+        old_self_ty,
         scopes: Vec::new(),
         errors: Vec::new(),
         unsupported: BTreeSet::new(),
@@ -197,6 +203,7 @@ pub fn escape(name: &str) -> Option<String> {
 
 struct Checker<'a> {
     self_ty: Ty<'a>,
+    old_self_ty: Ty<'a>,
     scopes: Vec<(String, Ty<'a>)>,
     errors: Vec<String>,
     unsupported: BTreeSet<String>,
@@ -259,8 +266,11 @@ impl<'a> Checker<'a> {
             "self" => self.self_ty.clone(),
             "oldSelf" => {
                 self.old_self = true;
-                self.self_ty.clone()
+                self.old_self_ty.clone()
             }
+            // Types are values (`type(x) == int`); lint cannot evaluate `type` itself.
+            "int" | "uint" | "double" | "bool" | "string" | "bytes" | "list" | "map"
+            | "null_type" | "type" => Ty::Dyn,
             _ => self.error(format!(
                 "undeclared reference to `{name}` (rules see `self` and `oldSelf`)"
             )),
@@ -270,6 +280,8 @@ impl<'a> Checker<'a> {
     fn field(&mut self, operand: &Ty<'a>, field: &str) -> Ty<'a> {
         match operand {
             Ty::Dyn => Ty::Dyn,
+            // Selecting a field of an optional value gives an optional of the field.
+            Ty::Optional(inner) => Ty::Optional(Box::new(self.field(inner, field))),
             Ty::Map(_, value) => (**value).clone(),
             Ty::Meta => match field {
                 "name" | "generateName" => Ty::String,
@@ -293,7 +305,6 @@ impl<'a> Checker<'a> {
                 });
                 match found {
                     Some(ty) => ty,
-                    None if schema.preserves_unknown_fields() => Ty::Dyn,
                     None => {
                         let known: Vec<String> = schema
                             .properties()
@@ -536,11 +547,16 @@ impl<'a> Checker<'a> {
                 name,
                 "all" | "exists" | "exists_one" | "existsOne" | "map" | "filter"
             );
-            self.unsupported.insert(if macro_ {
-                format!("`{shown}` with {} arguments", call.args.len())
+            if macro_ {
+                let form = format!("`{shown}` with {} arguments", call.args.len());
+                self.unsupported.insert(form);
+            } else if functions::SERVER_ONLY.contains(&name) {
+                self.unsupported.insert(format!("`{shown}`"));
             } else {
-                format!("`{shown}`")
-            });
+                return self.error(format!(
+                    "`{shown}` is not a function of the API server's CEL environment"
+                ));
+            }
             return Ty::Dyn;
         }
         let args: Vec<Ty<'a>> = call.args.iter().map(|a| self.expr(a)).collect();
@@ -608,6 +624,19 @@ impl<'a> Checker<'a> {
             _ => by_arity[0],
         };
         let recv = receiver.unwrap_or(Ty::Dyn);
+        let receiver_kind = chosen.method.then(|| recv.kind());
+        if let Some(params) = functions::params(name, receiver_kind) {
+            for (arg, kinds) in args.iter().zip(params) {
+                if !arg.is_dyn() && !kinds.contains(&arg.kind()) {
+                    let on = receiver_kind.map_or(String::new(), |k| format!("{k}."));
+                    return self.error(format!(
+                        "no overload of `{on}{name}` takes {} where it wants {}",
+                        arg.display(),
+                        kinds.join(" or ")
+                    ));
+                }
+            }
+        }
         let elem = match &recv {
             Ty::List(e) => (**e).clone(),
             _ => Ty::Dyn,
@@ -649,9 +678,9 @@ impl<'a> Checker<'a> {
         let var = match &range {
             Ty::List(elem) => (**elem).clone(),
             Ty::Map(key, _) => (**key).clone(),
-            Ty::Dyn | Ty::Object(..) | Ty::Meta => Ty::Dyn,
+            Ty::Dyn => Ty::Dyn,
             other => self.error(format!(
-                "cannot iterate over a value of type {}",
+                "a value of type {} cannot be the range of a comprehension (a list or a map can)",
                 other.display()
             )),
         };
@@ -684,11 +713,19 @@ mod tests {
     use serde_json::json;
 
     fn check_rule(schema: &serde_json::Value, rule: &str) -> (String, Vec<String>, Vec<String>) {
+        check_with(schema, rule, false)
+    }
+
+    fn check_with(
+        schema: &serde_json::Value,
+        rule: &str,
+        optional_old_self: bool,
+    ) -> (String, Vec<String>, Vec<String>) {
         let expr = kube_cel::cel::parser::Parser::new()
             .enable_optional_syntax(true)
             .parse(rule)
             .unwrap();
-        let outcome = check(&expr, Ty::of(Schema(schema)));
+        let outcome = check(&expr, Ty::of(Schema(schema)), optional_old_self);
         (
             outcome.ty.display(),
             outcome.errors,
@@ -705,6 +742,8 @@ mod tests {
             "labels": {"type": "object", "additionalProperties": {"type": "string"}},
             "until": {"type": "string", "format": "date-time"},
             "port": {"x-kubernetes-int-or-string": true},
+            "backend": {"type": "object", "properties": {"host": {"type": "string"}}},
+            "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
         }})
     }
 
@@ -724,6 +763,9 @@ mod tests {
             "!format.dns1123Label().validate(self.name).hasValue()",
             "sets.contains(self.tags, ['a'])",
             "self.name.matches('^[a-z]+$')",
+            "self.?backend.host.orValue('') == ''",
+            "self.tags.reverse() == self.tags",
+            "has(self.free)",
         ] {
             let (ty, errors, unsupported) = check_rule(&spec(), rule);
             assert_eq!(
@@ -753,6 +795,27 @@ mod tests {
             ),
             ("self.name.matches('[')", "invalid regular expression"),
             ("[1, 'a'].size() == 2", "mix int and string"),
+            // What the API server refused in tests/api_server_lint.rs.
+            ("size(self) > 0", "takes object where it wants"),
+            (
+                "self.all(k, k != '')",
+                "cannot be the range of a comprehension",
+            ),
+            ("self.name.contains(1)", "takes int where it wants string"),
+            (
+                "'abc'.reverse() == 'cba'",
+                "no method `reverse` on a value of type string",
+            ),
+            ("math.abs(-1) == 1", "`math.abs` is not a function"),
+            (
+                "base64.encode(b'a') == 'YQ=='",
+                "`base64.encode` is not a function",
+            ),
+            (
+                "cel.bind(x, self.name, x == 'a')",
+                "`cel.bind` is not a function",
+            ),
+            ("self.free.anything == 1", "undefined field `anything`"),
         ] {
             let (_, errors, _) = check_rule(&spec(), rule);
             assert!(
@@ -766,9 +829,9 @@ mod tests {
     fn what_cannot_be_evaluated_is_unsupported_not_passed() {
         for (rule, wanted) in [
             ("self.tags.sortBy(t, t) == self.tags", "`sortBy`"),
-            ("cel.bind(x, self.name, x == 'a')", "`cel.bind`"),
             ("self.tags.all(i, t, t != '')", "`all` with 3 arguments"),
-            ("math.unknown(1) == 1", "`math.unknown`"),
+            ("type(self.port) == int", "`type`"),
+            ("[2, 1].sortBy(x, x) == [1, 2]", "`sortBy`"),
         ] {
             let (_, _, unsupported) = check_rule(&spec(), rule);
             assert!(
@@ -779,14 +842,25 @@ mod tests {
     }
 
     #[test]
+    fn old_self_is_optional_under_optional_old_self() {
+        let rule = "oldSelf.hasValue() ? oldSelf.value().name == self.name : true";
+        assert_eq!(check_with(&spec(), rule, true).1, Vec::<String>::new());
+        let (_, errors, _) = check_with(&spec(), rule, false);
+        assert!(
+            errors.iter().any(|e| e.contains("no method `hasValue`")),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
     fn only_name_and_generate_name_of_root_metadata_are_visible() {
         let root = json!({"type": "object", "properties": {"metadata": {"type": "object"}, "spec": spec()}});
         let program =
             Program::compile("self.metadata.name.size() < 20 && self.spec.replicas > 0").unwrap();
-        let ok = check(program.expression(), Ty::Object(Schema(&root), true));
+        let ok = check(program.expression(), Ty::Object(Schema(&root), true), false);
         assert!(ok.errors.is_empty(), "{:?}", ok.errors);
         let program = Program::compile("self.metadata.labels.size() > 0").unwrap();
-        let bad = check(program.expression(), Ty::Object(Schema(&root), true));
+        let bad = check(program.expression(), Ty::Object(Schema(&root), true), false);
         assert_eq!(bad.errors.len(), 1, "{:?}", bad.errors);
     }
 

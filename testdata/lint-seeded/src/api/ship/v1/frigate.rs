@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
     selectable = ".status.conditions",
     printcolumn(
         name = "Ready",
-        type_ = "string",
+        type_ = "float",
         json_path = ".status.conditions[?(@.type==\"Ready\")].status"
     ),
     printcolumn(
