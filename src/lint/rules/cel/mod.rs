@@ -7,6 +7,8 @@
 //! warning naming the rule: it is never counted as a pass. The API server's cost limits
 //! are not estimated.
 
+pub mod cost;
+pub mod decl;
 pub mod functions;
 pub mod types;
 
