@@ -109,6 +109,17 @@ fn cases() -> Vec<(&'static str, Vec<Edit>, Vec<Edit>)> {
             vec![spec_rule!("[self.foo].map(x, x).size() == 1")],
         ),
         (
+            // A rule over the API server's per-rule cost budget: an unbounded string
+            // matched against a 161-character regular expression.
+            "cel-cost",
+            vec![spec_rule!(
+                "self.foo.size() < 100 || self.foo.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*[.]example[.]com$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*[.]example[.]org$')"
+            )],
+            vec![spec_rule!(
+                "self.foo.size() < 100 || self.foo.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$')"
+            )],
+        ),
+        (
             // kubectl's braces are no JSONPath the API server takes for a column.
             "printer-column",
             vec![Edit::Replace(

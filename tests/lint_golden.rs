@@ -70,11 +70,11 @@ const V1BETA1: &str = "src/api/ship/v1beta1/frigate.rs";
 
 /// In the Rust source, before `generate manifests`.
 const EDITS: &[Edit] = &[
-    // cel-invalid, cel-rejects-sample, cel-unsupported: three rules on v1.
+    // cel-invalid, cel-rejects-sample, cel-unsupported, cel-cost: four rules on v1.
     Edit::Replace(
         V1,
         "    shortname = \"frg\",",
-        "    shortname = \"frg\",\n    validation = (\"self.spec.fooo == 'x'\", \"a typo\"),\n    validation = (\"!has(self.spec.foo) || self.spec.foo.size() > 100\", \"foo is too short\"),\n    validation = (\"[self.spec.foo].sortBy(x, x).size() == 1\", \"sorted\"),\n    selectable = \".status.conditions\",",
+        "    shortname = \"frg\",\n    validation = (\"self.spec.fooo == 'x'\", \"a typo\"),\n    validation = (\"!has(self.spec.foo) || self.spec.foo.size() > 100\", \"foo is too short\"),\n    validation = (\"[self.spec.foo].sortBy(x, x).size() == 1\", \"sorted\"),\n    validation = (\"self.spec.foo.size() < 100 || self.spec.foo.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?[.])*example[.]com$|^([a-z0-9]([-a-z0-9]*[a-z0-9])?[.])*example[.]org$|^([a-z0-9]([-a-z0-9]*[a-z0-9])?[.])*example[.]net$')\", \"a host of ours\"),\n    selectable = \".status.conditions\",",
     ),
     // printer-column-path (selectable-field is the line above), and printer-column: a
     // type the API server does not know.

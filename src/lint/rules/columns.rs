@@ -69,7 +69,7 @@ const METADATA: &[(&str, bool)] = &[
     ("finalizers", false),
 ];
 
-const HINT: &str = "fix the path in `#[kube(printcolumn(...))]` or `#[kube(selectable = ...)]` \
+const HINT: &str = "fix the column or field in `#[kube(printcolumn(...))]` or `#[kube(selectable = ...)]` \
     of the Rust type and run `make manifests`";
 
 fn run(inputs: &Inputs, out: &mut Vec<Finding>) {

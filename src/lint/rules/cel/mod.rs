@@ -4,9 +4,21 @@
 //! kind (kube-cel, defaults applied, as at creation: transition rules do not run then).
 //!
 //! What lint cannot type-check or evaluate (a function or macro the runtime lacks) is a
-//! warning naming the rule: it is never counted as a pass. The API server's cost limits
-//! are not estimated.
+//! warning naming the rule: it is never counted as a pass.
+//!
+//! Cost (`cel-cost`): the API server estimates each rule's worst-case cost when it
+//! accepts a CRD and refuses a rule over its per-rule budget, counting the rule once per
+//! value it may run on (the product of the `maxItems`/`maxProperties` of the lists and
+//! maps above it, or, when one has none, how many values of the node fit in a 3 MiB
+//! request), and a schema whose rules (and messageExpressions) add up to more than its
+//! per-CRD budget ("Resource use by validation functions" in the CRD docs). `cost`
+//! reproduces that estimate and `decl` the sizes it starts from, so lint reports the
+//! number and factor the server prints. Where the estimator meets a construct it cannot
+//! cost exactly it gives no estimate: the rule is reported as `cel-unsupported` (its
+//! cost was not checked), and the schema's total is reported only as a lower bound.
 
+pub mod cost;
+pub mod decl;
 mod field_path;
 pub mod functions;
 pub mod types;
@@ -23,7 +35,8 @@ use crate::lint::finding::{Finding, RuleId, Severity};
 use crate::lint::input::{Crd, Inputs, Version};
 use crate::lint::registry::Check;
 use crate::lint::schema::Schema;
-use crate::lint::yaml::{Segment, parse_path};
+use crate::lint::yaml::{Pos, Segment, parse_path};
+use decl::Decl;
 use types::Ty;
 
 pub static CEL_INVALID: RuleId = RuleId {
@@ -42,9 +55,20 @@ pub static CEL_UNSUPPORTED: RuleId = RuleId {
     summary: "a rule uses CEL that lint cannot check or evaluate offline (never counted as a pass)",
 };
 
+pub static CEL_COST: RuleId = RuleId {
+    id: "cel-cost",
+    severity: Severity::Error,
+    summary: "no rule's estimated cost exceeds the API server's per-rule budget, nor a version's rules together its per-CRD budget (the server's own estimate)",
+};
+
 pub static CHECK: Check = Check {
     name: "cel",
-    rules: &[&CEL_INVALID, &CEL_REJECTS_SAMPLE, &CEL_UNSUPPORTED],
+    rules: &[
+        &CEL_INVALID,
+        &CEL_REJECTS_SAMPLE,
+        &CEL_UNSUPPORTED,
+        &CEL_COST,
+    ],
     run,
 };
 
@@ -72,8 +96,16 @@ fn run(inputs: &Inputs, out: &mut Vec<Finding>) {
                 version,
                 out,
                 skipped: BTreeSet::new(),
+                total: Total::default(),
             };
-            walk.node(Schema(&version.schema_json), &mut Vec::new(), true, true, 0);
+            let at = Context {
+                correlatable: true,
+                root: true,
+                depth: 0,
+                cardinality: Some(1),
+            };
+            walk.node(Schema(&version.schema_json), &mut Vec::new(), at);
+            walk.total_cost();
             skipped.insert((crd.name.clone(), version.name.clone()), walk.skipped);
         }
     }
@@ -86,18 +118,35 @@ struct Walk<'r, 'a> {
     version: &'r Version<'a>,
     out: &'r mut Vec<Finding>,
     skipped: BTreeSet<String>,
+    total: Total,
+}
+
+/// Where in the schema a node is.
+#[derive(Debug, Clone, Copy)]
+struct Context {
+    /// Whether old and new values of the node can be paired (for oldSelf).
+    correlatable: bool,
+    /// The schema's root.
+    root: bool,
+    depth: usize,
+    /// How many values of the node one object may hold, None when a list or map above
+    /// it has no bound (see `decl::child_cardinality`).
+    cardinality: Option<u64>,
+}
+
+/// The estimated costs of a version's rules, added up as the API server adds them.
+#[derive(Debug, Default)]
+struct Total {
+    cost: u64,
+    /// Expressions lint could not estimate: then `cost` is only a lower bound.
+    uncosted: usize,
+    /// Each expression's cost and what it is, for the hint.
+    parts: Vec<(u64, String)>,
 }
 
 impl Walk<'_, '_> {
-    fn node(
-        &mut self,
-        s: Schema<'_>,
-        path: &mut Vec<Segment>,
-        correlatable: bool,
-        root: bool,
-        depth: usize,
-    ) {
-        if depth > MAX_DEPTH {
+    fn node(&mut self, s: Schema<'_>, path: &mut Vec<Segment>, at: Context) {
+        if at.depth > MAX_DEPTH {
             return;
         }
         for (i, rule) in s.validations().iter().enumerate() {
@@ -106,15 +155,20 @@ impl Walk<'_, '_> {
                 Segment::Key("x-kubernetes-validations".into()),
                 Segment::Index(i),
             ]);
-            self.rule(s, rule, &rule_path, correlatable, root);
+            self.rule(s, rule, &rule_path, at);
         }
-        let mut child =
-            |key: Vec<Segment>, sub: Schema<'_>, correlatable: bool, this: &mut Self| {
-                let len = path.len();
-                path.extend(key);
-                this.node(sub, path, correlatable, false, depth + 1);
-                path.truncate(len);
-            };
+        let below = Context {
+            root: false,
+            depth: at.depth + 1,
+            cardinality: decl::child_cardinality(s, at.cardinality),
+            ..at
+        };
+        let mut child = |key: Vec<Segment>, sub: Schema<'_>, at: Context, this: &mut Self| {
+            let len = path.len();
+            path.extend(key);
+            this.node(sub, path, at);
+            path.truncate(len);
+        };
         if let Some(properties) = s.properties() {
             for (name, sub) in properties {
                 child(
@@ -123,34 +177,34 @@ impl Walk<'_, '_> {
                         Segment::Key(name.clone()),
                     ],
                     Schema(sub),
-                    correlatable,
+                    below,
                     self,
                 );
             }
         }
         if let Some(items) = s.items() {
             // Old and new list items correlate only by the keys of a map list.
-            let keeps = correlatable && s.list_type() == "map";
-            child(vec![Segment::Key("items".into())], items, keeps, self);
+            let correlatable = at.correlatable && s.list_type() == "map";
+            let at = Context {
+                correlatable,
+                ..below
+            };
+            child(vec![Segment::Key("items".into())], items, at, self);
         }
         if let Some(values) = s.additional_properties() {
             child(
                 vec![Segment::Key("additionalProperties".into())],
                 values,
-                correlatable,
+                below,
                 self,
             );
         }
     }
 
-    fn rule(
-        &mut self,
-        s: Schema<'_>,
-        rule: &Value,
-        path: &[Segment],
-        correlatable: bool,
-        root: bool,
-    ) {
+    fn rule(&mut self, s: Schema<'_>, rule: &Value, path: &[Segment], at: Context) {
+        let Context {
+            correlatable, root, ..
+        } = at;
         let schema_node = self.version.schema.expect("walked versions have a schema");
         let mut rule_path = path.to_vec();
         rule_path.push(Segment::Key("rule".into()));
@@ -211,6 +265,7 @@ impl Walk<'_, '_> {
         if Program::compile(text).is_err() {
             unsupported.insert("optional syntax (`.?`, `[?`)".into());
         }
+        let mut message_expression = None;
         if let Some(message) = rule.get("messageExpression").and_then(Value::as_str) {
             match parse(message) {
                 Err(reason) => {
@@ -233,6 +288,7 @@ impl Walk<'_, '_> {
                         ));
                     }
                     unsupported.extend(m.unsupported);
+                    message_expression = Some((message, p));
                 }
             }
         }
@@ -267,25 +323,207 @@ impl Walk<'_, '_> {
             );
         }
         let evaluable = problems.is_empty() && unsupported.is_empty();
-        if !unsupported.is_empty() {
-            let list: Vec<String> = unsupported.into_iter().collect();
-            self.out.push(
-                CEL_UNSUPPORTED
-                    .at(
-                        file,
-                        pos,
-                        format!(
-                            "rule `{text}` ({where_}) uses {}, which lint cannot evaluate: the samples were not checked against it",
-                            list.join(", ")
-                        ),
-                    )
-                    .hint("check it against the API server: `kubectl apply --dry-run=server -k config/samples`"),
+        // A rule that does not compile costs nothing on the API server.
+        let uncosted = if problems.is_empty() {
+            let message = message_expression.as_ref().map(|(m, e)| (*m, e));
+            let rule = Costed {
+                text,
+                expression: &expression,
+                message,
+                file,
+                pos,
+                where_: &where_,
+            };
+            self.cost(s, &rule, at)
+        } else {
+            BTreeSet::new()
+        };
+        let unsupported = if !unsupported.is_empty() {
+            let cost = if uncosted.is_empty() {
+                ""
+            } else {
+                ", nor its cost estimated against the API server's budget"
+            };
+            Some((
+                unsupported,
+                format!(
+                    "which lint cannot evaluate: the samples were not checked against it{cost}"
+                ),
+                "check it against the API server: `kubectl apply --dry-run=server -k config/samples`",
+            ))
+        } else if !uncosted.is_empty() {
+            Some((
+                uncosted,
+                "whose cost lint cannot estimate as the API server does: its cost budget was not checked".into(),
+                "let the API server check it: `kubectl apply --server-side --dry-run=server -f` the CRD",
+            ))
+        } else {
+            None
+        };
+        if let Some((constructs, consequence, hint)) = unsupported {
+            let list: Vec<String> = constructs.into_iter().collect();
+            let message = format!(
+                "rule `{text}` ({where_}) uses {}, {consequence}",
+                list.join(", ")
             );
+            self.out
+                .push(CEL_UNSUPPORTED.at(file, pos, message).hint(hint));
         }
         if !evaluable {
             self.skipped.insert(text.to_string());
         }
     }
+}
+
+/// One rule to cost, and where to report it.
+struct Costed<'e> {
+    text: &'e str,
+    expression: &'e IdedExpr,
+    message: Option<(&'e str, &'e IdedExpr)>,
+    file: &'e std::path::Path,
+    pos: Pos,
+    where_: &'e str,
+}
+
+impl Walk<'_, '_> {
+    /// Estimates a rule (and its messageExpression) as the API server does, reports one
+    /// over the per-rule budget and adds it to the version's total; the constructs it
+    /// could not cost.
+    fn cost(&mut self, s: Schema<'_>, rule: &Costed<'_>, at: Context) -> BTreeSet<String> {
+        let mut uncosted = BTreeSet::new();
+        let Some(node) = Decl::of(s, at.root || s.embedded_resource()) else {
+            self.total.uncosted += 1;
+            uncosted.insert("a schema node the API server does not declare to rules".into());
+            return uncosted;
+        };
+        let runs = at
+            .cardinality
+            .unwrap_or_else(|| decl::unbounded_cardinality(node.min_size()));
+        let expressions = [
+            Some((None, rule.expression)),
+            rule.message.map(|(m, e)| (Some(m), e)),
+        ];
+        for (message, expression) in expressions.into_iter().flatten() {
+            // A messageExpression counts once, whatever the cardinality.
+            let times = message.is_none().then_some((runs, at.cardinality));
+            match cost::estimate(expression, node) {
+                Ok(estimate) => self.over_budget(rule, message, &estimate, times),
+                Err(constructs) => {
+                    self.total.uncosted += 1;
+                    let suffix = message.map_or("", |_| " (messageExpression)");
+                    uncosted.extend(constructs.into_iter().map(|c| format!("{c}{suffix}")));
+                }
+            }
+        }
+        uncosted
+    }
+
+    /// Adds one expression's estimate to the total and reports it over the per-rule
+    /// budget. `runs`: how many times the rule may run and how that is known (None for
+    /// a messageExpression, which counts once).
+    fn over_budget(
+        &mut self,
+        rule: &Costed<'_>,
+        message: Option<&str>,
+        estimate: &cost::Estimate,
+        runs: Option<(u64, Option<u64>)>,
+    ) {
+        let text = rule.text;
+        let total = match (estimate.cost, runs) {
+            (0, _) | (_, None) => estimate.cost,
+            (cost, Some((runs, _))) => cost.saturating_mul(runs),
+        };
+        let what = match message {
+            Some(message) => format!("messageExpression `{message}` of rule `{text}`"),
+            None => format!("rule `{text}`"),
+        };
+        self.observe(total, what.clone());
+        if total <= cost::RULE_LIMIT {
+            return;
+        }
+        let times = match runs {
+            None | Some((1, _)) => String::new(),
+            Some((n, Some(_))) => format!(
+                ": {} per run, {n} runs (the maxItems/maxProperties of the lists and maps above it)",
+                estimate.cost
+            ),
+            Some((n, None)) => format!(
+                ": {} per run, {n} runs (as many values as fit in a 3 MiB request: a list or map above it has no maxItems/maxProperties)",
+                estimate.cost
+            ),
+        };
+        let budget = if message.is_some() {
+            "per-expression"
+        } else {
+            "per-rule"
+        };
+        let text = format!(
+            "{what} ({}): estimated cost {total} exceeds the API server's {budget} budget of {} by a factor of {}{times}",
+            rule.where_,
+            cost::RULE_LIMIT,
+            cost::exceed_factor(total, cost::RULE_LIMIT),
+        );
+        self.out.push(
+            CEL_COST
+                .at(rule.file, rule.pos, text)
+                .hint(cost_hint(estimate.biggest.as_deref())),
+        );
+    }
+
+    fn observe(&mut self, cost: u64, what: String) {
+        self.total.cost = self.total.cost.saturating_add(cost);
+        self.total.parts.push((cost, what));
+    }
+
+    /// Reports a version whose rules together exceed the per-CRD budget.
+    fn total_cost(&mut self) {
+        let total = &mut self.total;
+        if total.cost <= cost::CRD_LIMIT {
+            return;
+        }
+        total.parts.sort_by_key(|part| std::cmp::Reverse(part.0));
+        let biggest: Vec<String> = total
+            .parts
+            .iter()
+            .take(3)
+            .map(|(cost, what)| format!("{what} ({cost})"))
+            .collect();
+        let (at_least, message) = if total.uncosted == 0 {
+            ("", String::new())
+        } else {
+            (
+                "at least ",
+                format!(
+                    " ({} expression(s) lint could not estimate are left out)",
+                    total.uncosted
+                ),
+            )
+        };
+        let text = format!(
+            "{} {}: the estimated cost of all its rules, {at_least}{}, exceeds the API server's per-CRD budget of {} by a factor of {at_least}{}{message}",
+            self.crd.kind,
+            self.version.name,
+            total.cost,
+            cost::CRD_LIMIT,
+            cost::exceed_factor(total.cost, cost::CRD_LIMIT),
+        );
+        let pos = self.version.schema.map_or(self.version.node.pos, |s| s.pos);
+        self.out.push(
+            CEL_COST
+                .at(&self.crd.file.path, pos, text)
+                .hint(format!(
+                    "the costliest: {}; add maxItems, maxLength or maxProperties where the schema is unbounded, or simplify the rules",
+                    biggest.join(", ")
+                )),
+        );
+    }
+}
+
+fn cost_hint(biggest: Option<&str>) -> String {
+    let lead = biggest.map_or(String::new(), |b| format!("most of it is {b}; "));
+    format!(
+        "{lead}add maxItems, maxLength or maxProperties where the schema is unbounded, or simplify the rule: the API server refuses this CRD"
+    )
 }
 
 const HINT_RULE: &str = "the API server refuses a CRD whose rules do not compile; fix the rule \

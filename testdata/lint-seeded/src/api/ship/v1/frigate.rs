@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
     validation = ("self.spec.fooo == 'x'", "a typo"),
     validation = ("!has(self.spec.foo) || self.spec.foo.size() > 100", "foo is too short"),
     validation = ("[self.spec.foo].sortBy(x, x).size() == 1", "sorted"),
+    validation = ("self.spec.foo.size() < 100 || self.spec.foo.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?[.])*example[.]com$|^([a-z0-9]([-a-z0-9]*[a-z0-9])?[.])*example[.]org$|^([a-z0-9]([-a-z0-9]*[a-z0-9])?[.])*example[.]net$')", "a host of ours"),
     selectable = ".status.conditions",
     printcolumn(
         name = "Ready",
