@@ -137,6 +137,12 @@ fn start() -> Result<ApiServer, String> {
 }
 
 impl ApiServer {
+    /// The kubeconfig that reaches this server as an administrator, for clients other than
+    /// kubectl.
+    pub fn kubeconfig(&self) -> &Path {
+        &self.kubeconfig
+    }
+
     /// `kubectl <args>` against this server.
     pub fn kubectl(&self, args: &[&str]) -> Output {
         Command::new("kubectl")
