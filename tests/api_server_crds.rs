@@ -4,7 +4,8 @@
 //! (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#create-a-customresourcedefinition).
 //! The corpus: what `generate crds` makes of every case of the parity corpus
 //! (`testdata/crds`), every golden project's `config/crd/bases`, and the third-party CRDs
-//! whose types `--from-crd` generates (`testdata/external-crds`).
+//! whose types `--from-crd` generates (`testdata/external-crds`), and what `generate crds`
+//! makes of the benchmark cases (`bench/crds`, CloudNativePG's Pooler among them).
 
 mod common;
 
@@ -63,6 +64,25 @@ fn every_crd_rsbuilder_writes_is_established_on_the_api_server() {
             crd_cases::generate(&case).unwrap_or_else(|e| panic!("testdata/crds/{case_name}: {e}"));
         for (file, text) in generated {
             corpus.push((format!("testdata/crds/{case_name}: {file}"), text));
+        }
+    }
+    // The benchmark cases: among them CloudNativePG's Pooler as `create api --from-crd`
+    // writes its types (with JsonSchema derived), so a third-party CRD makes the round trip
+    // types -> generate crds -> API server.
+    let bench = repo_root().join("bench/crds");
+    let mut benches: Vec<PathBuf> = fs::read_dir(&bench)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    benches.sort();
+    // `big` has a test of its own below, which installs and deletes it.
+    let judged_here = |c: &&PathBuf| c.join("src").is_dir() && !c.ends_with("big");
+    for case in benches.iter().filter(judged_here) {
+        let case_name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let generated =
+            crd_cases::generate(case).unwrap_or_else(|e| panic!("bench/crds/{case_name}: {e}"));
+        for (file, text) in generated {
+            corpus.push((format!("bench/crds/{case_name}: {file}"), text));
         }
     }
     let mut files: Vec<PathBuf> = Vec::new();
