@@ -10,6 +10,9 @@
 #[allow(dead_code)]
 mod transforms;
 
+#[path = "src/crd/structural_rewrite.rs"]
+mod structural_rewrite;
+
 #[path = "src/crd/sealed/precompute.rs"]
 #[allow(dead_code)]
 mod precompute;
@@ -36,6 +39,7 @@ fn main() {
     for input in [
         "src/crd/k8s_list.rs",
         "src/crd/transforms.rs",
+        "src/crd/structural_rewrite.rs",
         "src/crd/sealed/precompute.rs",
     ] {
         println!("cargo:rerun-if-changed={input}");

@@ -51,9 +51,10 @@ hyperfine --warmup 2 --runs 30 --prepare "$prep" \
 hyperfine --warmup 2 --runs 20 --prepare "rm -rf $work/regen" \
   "$bin -q alpha generate --input-dir $work/v1-source --output-dir $work/regen --fetch-deps=false"
 
-echo "== generate crds: one small kind, a kind embedding a PodTemplateSpec, a ~1 MB CRD (bench/crds)"
+echo "== generate crds: one small kind, a kind embedding a PodTemplateSpec, a ~1 MB CRD, CloudNativePG's Pooler as kopium types (bench/crds)"
 # Issue 11's target: the PodTemplateSpec case within 4x the one-kind case, whole process.
-cases="one-kind pod-template big"
+# The Pooler case (325 user types, its PodTemplateSpec written out as structs of its own): the same target.
+cases="one-kind pod-template big pooler"
 cmds=()
 for c in $cases; do
   mkdir -p "$work/crds-$c"

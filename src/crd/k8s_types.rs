@@ -137,4 +137,25 @@ mod tests {
         assert!(lookup("kube::core::ObjectMeta").is_some());
         assert!(lookup("k8s_openapi::api::core::v1::Nope").is_none());
     }
+
+    /// `structural_rewrite::NodeByNode` writes what kube's rewriter writes for every
+    /// Kubernetes type, given the schema as the pipeline gives it (after the transforms
+    /// before it).
+    #[test]
+    fn every_type_is_rewritten_node_by_node_as_kube_does() {
+        use schemars::transform::{AddNullable, Transform};
+        for t in all() {
+            let mut g = super::super::transforms::generator();
+            let mut schema = (t.apply)(Op::Subschema, &mut g);
+            let mut before = schemars::generate::SchemaSettings::openapi3().transforms;
+            for transform in &mut before {
+                transform.transform(&mut schema);
+            }
+            AddNullable::default().transform(&mut schema);
+            let mut real = schema.clone();
+            kube_core::schema::StructuralSchemaRewriter.transform(&mut real);
+            super::super::structural_rewrite::NodeByNode.transform(&mut schema);
+            assert!(schema == real, "{}", t.path);
+        }
+    }
 }

@@ -35,6 +35,7 @@ pub mod schema;
 pub mod sealed;
 pub mod std_types;
 pub mod structural;
+pub mod structural_rewrite;
 pub mod transforms;
 pub mod typeops;
 

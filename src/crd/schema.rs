@@ -208,6 +208,12 @@ impl<'i, 'a> Builder<'i, 'a> {
             Shape::K8s(k) => Some(k.schema(op, &mut self.generator)),
             Shape::User(item) => {
                 let s = self.item_schema(item)?;
+                if op == Op::Subschema {
+                    // `subschema_for` an inlined type is its `json_schema` as it is: through
+                    // the slot it would be copied whole (and the original dropped), at every
+                    // level of a deep tree of user types.
+                    return Some(s);
+                }
                 let non_optional = self.non_optional_for(shape, op)?;
                 let g = &mut self.generator;
                 Some(with_option_slot(s, non_optional, || apply::<Slot>(op, g)))

@@ -3,6 +3,8 @@
 //! ReplaceBoolSchemas, AddNullable, RemoveRefSiblings, SetSingleExample, ReplaceConstValue,
 //! ReplacePrefixItems), then `AddNullable`, kube's `StructuralSchemaRewriter`,
 //! `OptionalEnum` and `OptionalIntOrString` (kube-derive `custom_resource/mod.rs`).
+//! kube's rewriter is given the schema one node at a time (`structural_rewrite`), which
+//! gives the same schema in time linear in its size.
 
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -19,7 +21,7 @@ pub fn settings() -> SchemaSettings {
             s.meta_schema = None;
         })
         .with_transform(schemars::transform::AddNullable::default())
-        .with_transform(kube_core::schema::StructuralSchemaRewriter)
+        .with_transform(super::structural_rewrite::NodeByNode)
         .with_transform(kube_core::schema::OptionalEnum)
         .with_transform(kube_core::schema::OptionalIntOrString)
 }
