@@ -326,90 +326,87 @@ fn rules(f: &Fields) -> Vec<(String, String, Value)> {
         ".spec",
         json!({"rule": "true &&\ntrue", "message": "one line"}),
     );
+    // Rules on one field of `.spec`: `$` stands for the field's path (`.name`).
+    let on_fields: [(&Option<String>, &[&str]); 8] = [
+        (
+            &f.string,
+            &[
+                "self$.size() >= 0",
+                "self$ == 1",
+                "self$",
+                "self$.startsWith('a')",
+                "self$.startsWith('z')",
+                "self$.matches('^[a-z]+$')",
+                "self$.contains(1)",
+                "self$.size() > 100",
+                "!has(self$) || self$ != 'a'",
+                "self$ == oldSelf$",
+                "self.?$.orValue('') == 'a'",
+                "int(self$) > 0",
+            ],
+        ),
+        (
+            &f.integer,
+            &[
+                "self$ + 1 > 0",
+                "self$ + 'a' > 0",
+                "self$ > 1000000",
+                "self$ >= oldSelf$",
+                "double(self$) > 0.5",
+                "self$ / 0 == 1",
+            ],
+        ),
+        (&f.boolean, &["self$", "!self$", "self$ == 'true'"]),
+        (&f.number, &["self$ > 1", "self$ > 1.0"]),
+        (
+            &f.map,
+            &[
+                "self$.all(k, k.size() > 0)",
+                "self$.size() <= 1",
+                "'key' in self$",
+            ],
+        ),
+        (&f.free, &["has(self$.zzAnything)", "has(self$)"]),
+        (
+            &f.object,
+            &["has(self$)", "self$ == oldSelf$", "self$.zzNowhere"],
+        ),
+        (
+            &f.int_or_string,
+            &["type(self$) == int || type(self$) == string", "self$ > 0"],
+        ),
+    ];
+    for (field, texts) in on_fields {
+        let Some(field) = field else { continue };
+        for text in texts {
+            // `self.?$` wants the field's name without its dot.
+            let text = text.replace(".?$", &format!(".?{}", &field[1..]));
+            at(".spec", rule(&text.replace('$', field)));
+        }
+    }
     if let Some(s) = &f.string {
-        at(".spec", rule(&format!("self{s}.size() >= 0")));
-        at(".spec", rule(&format!("self{s} == 1")));
-        at(".spec", rule(&format!("self{s}")));
-        at(".spec", rule(&format!("self{s}.startsWith('a')")));
-        at(".spec", rule(&format!("self{s}.startsWith('z')")));
-        at(".spec", rule(&format!("self{s}.matches('^[a-z]+$')")));
-        at(".spec", rule(&format!("self{s}.contains(1)")));
-        at(".spec", rule(&format!("self{s}.size() > 100")));
-        at(".spec", rule(&format!("!has(self{s}) || self{s} != 'a'")));
-        at(".spec", rule(&format!("self{s} == oldSelf{s}")));
-        at(
-            ".spec",
-            rule(&format!("self.?{}.orValue('') == 'a'", &s[1..])),
-        );
-        at(
-            ".spec",
-            json!({"rule": format!("self{s}.size() > 0"), "fieldPath": s}),
-        );
-        at(
-            ".spec",
-            json!({"rule": format!("self{s}.size() > 0"), "messageExpression": format!("'too short: ' + self{s}")}),
-        );
-        at(".spec", rule(&format!("int(self{s}) > 0")));
-    }
-    if let Some(i) = &f.integer {
-        at(".spec", rule(&format!("self{i} + 1 > 0")));
-        at(".spec", rule(&format!("self{i} + 'a' > 0")));
-        at(".spec", rule(&format!("self{i} > 1000000")));
-        at(".spec", rule(&format!("self{i} >= oldSelf{i}")));
-        at(".spec", rule(&format!("double(self{i}) > 0.5")));
-        at(".spec", rule(&format!("self{i} / 0 == 1")));
-    }
-    if let Some(b) = &f.boolean {
-        at(".spec", rule(&format!("self{b}")));
-        at(".spec", rule(&format!("!self{b}")));
-        at(".spec", rule(&format!("self{b} == 'true'")));
-    }
-    if let Some(n) = &f.number {
-        at(".spec", rule(&format!("self{n} > 1")));
-        at(".spec", rule(&format!("self{n} > 1.0")));
-    }
-    if let Some(m) = &f.map {
-        at(".spec", rule(&format!("self{m}.all(k, k.size() > 0)")));
-        at(".spec", rule(&format!("self{m}.size() <= 1")));
-        at(".spec", rule(&format!("'key' in self{m}")));
-    }
-    if let Some(free) = &f.free {
-        at(".spec", rule(&format!("has(self{free}.zzAnything)")));
-        at(".spec", rule(&format!("has(self{free})")));
+        let size = format!("self{s}.size() > 0");
+        at(".spec", json!({"rule": size, "fieldPath": s}));
+        let message = format!("'too short: ' + self{s}");
+        at(".spec", json!({"rule": size, "messageExpression": message}));
     }
     if let Some(o) = &f.object {
-        at(".spec", rule(&format!("has(self{o})")));
         at(".spec", json!({"rule": "true", "fieldPath": o}));
-        at(
-            ".spec",
-            json!({"rule": "true", "fieldPath": format!("{o}.zzNowhere")}),
-        );
-        at(".spec", rule(&format!("self{o} == oldSelf{o}")));
-        at(".spec", rule(&format!("self{o}.zzNowhere")));
-    }
-    if let Some(is) = &f.int_or_string {
-        at(
-            ".spec",
-            rule(&format!(
-                "type(self{is}) == int || type(self{is}) == string"
-            )),
-        );
-        at(".spec", rule(&format!("self{is} > 0")));
+        let nowhere = format!("{o}.zzNowhere");
+        at(".spec", json!({"rule": "true", "fieldPath": nowhere}));
     }
     if let Some(list) = &f.list {
-        at(".spec", rule(&format!("self{list}.size() <= 1")));
-        at(".spec", rule(&format!("self{list}.all(x, x == x)")));
-        at(".spec", rule(&format!("self{list}.exists_one(x, true)")));
-        at(".spec", rule(&format!("self{list}.map(x, 1).size() > 0")));
-        at(
-            ".spec",
-            rule(&format!("self{list}.filter(x, false).size() == 0")),
-        );
-        at(".spec", rule(&format!("self{list}[0] == self{list}[0]")));
-        at(
-            ".spec",
-            rule(&format!("self{list}.size() == oldSelf{list}.size()")),
-        );
+        for text in [
+            "self$.size() <= 1",
+            "self$.all(x, x == x)",
+            "self$.exists_one(x, true)",
+            "self$.map(x, 1).size() > 0",
+            "self$.filter(x, false).size() == 0",
+            "self$[0] == self$[0]",
+            "self$.size() == oldSelf$.size()",
+        ] {
+            at(".spec", rule(&text.replace('$', list)));
+        }
     }
     if let Some(list) = &f.list_of_objects {
         let items = format!(".spec{list}.[]");

@@ -301,8 +301,16 @@ impl<'a> Checker<'a> {
                     properties
                         .iter()
                         .find(|(name, _)| escape(name).as_deref() == Some(field))
-                        .map(|(_, p)| Ty::of(Schema(p)))
                 });
+                // kube-cel escapes `_` as `__` where Kubernetes keeps it (only `__` is
+                // escaped there): lint's evaluator would not find the field.
+                if let Some((name, _)) = found
+                    && name.contains('_')
+                {
+                    self.unsupported
+                        .insert(format!("the field `{name}` (lint's evaluator misnames fields with `_`)"));
+                }
+                let found = found.map(|(_, p)| Ty::of(Schema(p)));
                 match found {
                     Some(ty) => ty,
                     None => {
@@ -744,6 +752,7 @@ mod tests {
             "port": {"x-kubernetes-int-or-string": true},
             "backend": {"type": "object", "properties": {"host": {"type": "string"}}},
             "free": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+            "snake_name": {"type": "string"},
         }})
     }
 
@@ -832,6 +841,7 @@ mod tests {
             ("self.tags.all(i, t, t != '')", "`all` with 3 arguments"),
             ("type(self.port) == int", "`type`"),
             ("[2, 1].sortBy(x, x) == [1, 2]", "`sortBy`"),
+            ("self.snake_name == 'a'", "`snake_name`"),
         ] {
             let (_, _, unsupported) = check_rule(&spec(), rule);
             assert!(
