@@ -94,21 +94,12 @@ enum Verdict {
 fn samples_of(crd: &Value, first: usize) -> Vec<(String, String, Value)> {
     let mut out = Vec::new();
     let kind = crd["spec"]["names"]["kind"].as_str().unwrap();
-    let group = crd["spec"]["group"].as_str().unwrap();
     for version in crd["spec"]["versions"].as_array().unwrap() {
         if version["served"] != true {
             continue;
         }
         let schema = &version["schema"]["openAPIV3Schema"];
-        let mut object = instances::full(schema);
-        let head = json!({
-            "apiVersion": format!("{group}/{}", version["name"].as_str().unwrap()),
-            "kind": kind,
-            "metadata": {},
-        });
-        for (key, value) in head.as_object().unwrap() {
-            object[key] = value.clone();
-        }
+        let object = full_object(crd, version, json!({}));
         let mut variations: Vec<instances::Variation> = instances::variations(schema, &object)
             .into_iter()
             .filter(|v| {
@@ -351,7 +342,7 @@ fn lint_refuses_the_crds_the_api_server_refuses() {
         for file in chunk {
             let crd = read_json(&crd_dir.join(format!("{file}.yaml")));
             write_json(&install.path().join(format!("{file}.yaml")), &crd);
-            let object = full_object(&crd, file);
+            let object = first_served_object(&crd, file);
             write_json(&sample_dir.join(format!("{file}.yaml")), &object);
             write_json(&chunk_samples.path().join(format!("{file}.yaml")), &object);
         }
@@ -394,10 +385,8 @@ fn lint_refuses_the_crds_the_api_server_refuses() {
     assert!(failed.is_empty(), "{failed:?}");
 }
 
-/// The object that sets every field of `crd`'s first served version, named `name`.
-fn full_object(crd: &Value, name: &str) -> Value {
-    let versions = crd["spec"]["versions"].as_array().unwrap();
-    let version = versions.iter().find(|v| v["served"] == true).unwrap();
+/// The object that sets every field of `version` of `crd`, with `metadata`.
+fn full_object(crd: &Value, version: &Value, metadata: Value) -> Value {
     let mut object = instances::full(&version["schema"]["openAPIV3Schema"]);
     object["apiVersion"] = json!(format!(
         "{}/{}",
@@ -405,14 +394,20 @@ fn full_object(crd: &Value, name: &str) -> Value {
         version["name"].as_str().unwrap()
     ));
     object["kind"] = crd["spec"]["names"]["kind"].clone();
-    object["metadata"] = json!({"name": name, "namespace": "default"});
-    if crd["spec"]["scope"] == "Cluster" {
-        object["metadata"]
-            .as_object_mut()
-            .unwrap()
-            .remove("namespace");
-    }
+    object["metadata"] = metadata;
     object
+}
+
+/// The object that sets every field of `crd`'s first served version, named `name`.
+fn first_served_object(crd: &Value, name: &str) -> Value {
+    let versions = crd["spec"]["versions"].as_array().unwrap();
+    let version = versions.iter().find(|v| v["served"] == true).unwrap();
+    let metadata = if crd["spec"]["scope"] == "Cluster" {
+        json!({"name": name})
+    } else {
+        json!({"name": name, "namespace": "default"})
+    };
+    full_object(crd, version, metadata)
 }
 
 fn write_json(path: &Path, value: &Value) {
