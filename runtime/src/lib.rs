@@ -1,0 +1,22 @@
+//! What every operator that rsbuilder scaffolds shares, so that a project holds only what
+//! is its own (its types, reconcilers and webhooks' logic): the manager with its flags,
+//! leader election, metrics served to authorized callers only, health probes, TLS with
+//! certificate reloads, and request deadlines.
+//!
+//! A project gets this crate as a copy that rsbuilder writes and rewrites
+//! (`rsbuilder-runtime/`, `rsbuilder generate runtime`): edit it and the next upgrade
+//! overwrites the edit.
+
+#![deny(missing_docs)]
+
+pub mod controller;
+pub mod deadline;
+pub mod leader;
+pub mod manager;
+pub mod metrics;
+pub mod metrics_auth;
+pub mod server;
+pub mod shutdown;
+pub mod supervisor;
+pub mod telemetry;
+pub mod tls;
