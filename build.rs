@@ -36,6 +36,8 @@ include!("src/crd/k8s_list.rs");
 
 fn main() {
     println!("cargo:rerun-if-changed=templates");
+    println!("cargo:rerun-if-changed=runtime/Cargo.toml");
+    println!("cargo:rerun-if-changed=runtime/src");
     for input in [
         "src/crd/k8s_list.rs",
         "src/crd/transforms.rs",

@@ -12,6 +12,7 @@ pub mod lockfile;
 pub mod names;
 pub mod project;
 pub mod rbac;
+pub mod runtime_crate;
 pub mod scaffold;
 pub mod syntax;
 pub mod typegen;

@@ -438,9 +438,10 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for IdleTimeout<S> {
     }
 }
 
-/// Certificates and a client for the tests of the HTTPS servers.
-#[cfg(test)]
-pub(crate) mod testing {
+/// Certificates and a client for the tests of HTTPS servers (feature `testing`, for a
+/// project's dev-dependencies).
+#[cfg(any(test, feature = "testing"))]
+pub mod testing {
     use std::net::SocketAddr;
     use std::path::Path;
     use std::sync::Arc;
@@ -459,6 +460,7 @@ pub(crate) mod testing {
     use super::{CERT_FILE, KEY_FILE};
 
     // Two self-signed certificates for `localhost`, valid from 2000 to 2999.
+    /// The first certificate for `localhost`.
     pub const CERT_A: &str = "\
 -----BEGIN CERTIFICATE-----
 MIIBUDCB+KADAgECAhR3cQnMUtcUjvlSg8+ZoOaKvLQNQjAKBggqhkjOPQQDAjAU
@@ -471,6 +473,7 @@ dDAMBgNVHRMBAf8EAjAAMAoGCCqGSM49BAMCA0cAMEQCIHDBJjUNhetmoJ5bSW0v
 0+R4yg==
 -----END CERTIFICATE-----
 ";
+    /// The key of [`CERT_A`].
     pub const KEY_A: &str = "\
 -----BEGIN PRIVATE KEY-----
 MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgIKw9q+IE6ATvE4nQ
@@ -478,6 +481,7 @@ Dw9ISlzmXjUK/nY0sxl91Lb21KGhRANCAAT7QdPnTKsJhmgp+AgFHG0jYAOCiBLr
 mizkrdAbo88ChrgeMvz0+LuD1GodVAKCdvjQqPdSEDBOLs/vU34zqTwe
 -----END PRIVATE KEY-----
 ";
+    /// The second certificate for `localhost`, a renewal of [`CERT_A`].
     pub const CERT_B: &str = "\
 -----BEGIN CERTIFICATE-----
 MIIBUTCB+KADAgECAhQIGfyaNTLJXBIrbaj3eAuI2P4+vjAKBggqhkjOPQQDAjAU
@@ -490,6 +494,7 @@ qUj4uUeBc079FQQby5wyqIyg7QIgcDdHjtg2TWWPKv5wBM8ydEePrTBoDdEmRyFo
 0H299nw=
 -----END CERTIFICATE-----
 ";
+    /// The key of [`CERT_B`].
     pub const KEY_B: &str = "\
 -----BEGIN PRIVATE KEY-----
 MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgTneEGtyUOHzftvgo
@@ -506,6 +511,7 @@ P6DzybZ4uOJR7En7enDlWVzjaBmhRANCAATirBo1TGVjY9sfT9wxX+PpHUmN1E6x
         dir
     }
 
+    /// Writes `cert` and `key` into `dir` as a server reads them.
     pub fn write_pair(dir: &Path, cert: &str, key: &str) {
         std::fs::write(dir.join(CERT_FILE), cert).expect("a writable temp dir");
         std::fs::write(dir.join(KEY_FILE), key).expect("a writable temp dir");

@@ -12,6 +12,7 @@ use crate::commands::{version, write_plan};
 use crate::lockfile;
 use crate::names;
 use crate::project::{self, Project, WebhookCerts};
+use crate::runtime_crate;
 use crate::scaffold::{Plan, Renderer};
 use crate::webhook::certs;
 
@@ -131,6 +132,9 @@ pub fn plan(renderer: &Renderer, ctx: &ProjectContext, project: &Project) -> Res
         plan.scaffold(path, text);
     }
     for (path, text) in certs::metrics_files(renderer, project)? {
+        plan.generate(path, text);
+    }
+    for (path, text) in runtime_crate::files() {
         plan.generate(path, text);
     }
     plan.generate(project::FILE, project.to_yaml());

@@ -527,14 +527,6 @@ fn plan_server(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx)
             features: vec!["admission".into()],
         },
     );
-    // `webhooks::certs` writes its certificates as PEM.
-    plan.edit(
-        CARGO,
-        Edit::CargoFeatures {
-            name: "rcgen".into(),
-            features: vec!["pem".into()],
-        },
-    );
     for (name, spec) in [
         (
             "hyper",
@@ -545,6 +537,11 @@ fn plan_server(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx)
             r#"{ version = "0.1", features = ["tokio", "service"] }"#,
         ),
         ("json-patch", r#""4""#),
+        // `webhooks::certs`: issues the CA and the serving certificate.
+        (
+            "rcgen",
+            r#"{ version = "0.14", default-features = false, features = ["ring"] }"#,
+        ),
         // `webhooks::certs`: the validity of the certificates it issues, and of those it reads.
         ("time", r#"{ version = "0.3", default-features = false }"#),
         ("x509-parser", r#""0.18""#),
@@ -562,6 +559,15 @@ fn plan_server(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx)
             },
         );
     }
+    // `webhooks::certs` writes its certificates as PEM (projects from before the runtime
+    // crate got rcgen from `init`, without it).
+    plan.edit(
+        CARGO,
+        Edit::CargoFeatures {
+            name: "rcgen".into(),
+            features: vec!["pem".into()],
+        },
+    );
     for resource in ["- ../webhook", "- ../webhook-certs"] {
         plan.add_to_list(
             DEFAULT_KUSTOMIZATION,

@@ -3,6 +3,7 @@
 
 pub mod crds;
 pub mod rbac;
+pub mod runtime;
 pub mod webhooks;
 
 use std::path::PathBuf;
@@ -33,7 +34,12 @@ pub enum GenerateCommand {
         rsbuilder generate webhooks              # PROJECT -> config/webhook/manifests.yaml\n  \
         rsbuilder generate webhooks --check      # in CI: fail when the manifests are stale")]
     Webhooks(webhooks::WebhooksArgs),
-    /// CRDs, RBAC and webhook manifests in one pass, written together or not at all
+    /// Write rsbuilder-runtime/, the project's copy of the runtime crate, as this rsbuilder has it
+    #[command(after_help = "Examples:\n  \
+        rsbuilder generate runtime               # after upgrading rsbuilder\n  \
+        rsbuilder generate runtime --check       # in CI: fail when the copy was edited or is older")]
+    Runtime(runtime::RuntimeArgs),
+    /// CRDs, RBAC, webhook manifests and the runtime copy in one pass, written together or not at all
     #[command(after_help = "Examples:\n  \
         rsbuilder generate manifests             # what `make manifests` runs\n  \
         rsbuilder generate manifests --check     # in CI: fail when a committed manifest is stale")]
@@ -66,6 +72,10 @@ pub fn run(global: &Global, command: GenerateCommand) -> Result<()> {
                 Ok(())
             }
         },
+        GenerateCommand::Runtime(args) => {
+            let planned = runtime::plan(global)?;
+            finish(global, planned, args.check, "generate runtime")
+        }
         GenerateCommand::Manifests(args) => {
             // Only `generate crds` and `generate rbac` take paths outside a project.
             Project::load(&global.dir)?;
@@ -73,6 +83,10 @@ pub fn run(global: &Global, command: GenerateCommand) -> Result<()> {
             planned.extend(rbac::plan(global, &rbac::RbacArgs::default())?);
             if let Some(webhooks) = webhooks::plan(global)? {
                 planned.extend(webhooks);
+            }
+            // A project from before the runtime crate has no copy to refresh.
+            if global.dir.join(crate::runtime_crate::DIR).is_dir() {
+                planned.extend(runtime::plan(global)?);
             }
             finish(global, planned, args.check, "generate manifests")
         }

@@ -1,0 +1,57 @@
+//! `rsbuilder generate runtime`: the project's copy of `rsbuilder-runtime`, as this
+//! rsbuilder embeds it; files of the copy that this version no longer has are stale.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use clap::Args;
+
+use super::Generated;
+use crate::cli::Global;
+use crate::project::Project;
+use crate::runtime_crate;
+use crate::scaffold::Plan;
+
+#[derive(Debug, Args)]
+pub struct RuntimeArgs {
+    /// Write nothing; fail when the copy was edited or is older than this rsbuilder (for CI)
+    #[arg(long)]
+    pub check: bool,
+}
+
+/// Plans the whole copy.
+pub fn plan(global: &Global) -> Result<Generated> {
+    Project::load(&global.dir)?;
+    let mut plan = Plan::new();
+    let files = runtime_crate::files();
+    let written: BTreeSet<PathBuf> = files.iter().map(|(path, _)| path.into()).collect();
+    for (path, text) in files {
+        plan.generate(path, text);
+    }
+    let mut stale = Vec::new();
+    collect_stale(&global.dir, Path::new(runtime_crate::DIR), &written, &mut stale);
+    stale.sort();
+    Ok(Generated {
+        plan,
+        stale,
+        output_dir: None,
+    })
+}
+
+/// The files under `dir` (relative to `root`) that the copy no longer holds. Symbolic
+/// links are not followed: they are reported, not read.
+fn collect_stale(root: &Path, dir: &Path, written: &BTreeSet<PathBuf>, stale: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = dir.join(entry.file_name());
+        let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
+        if is_dir {
+            collect_stale(root, &path, written, stale);
+        } else if !written.contains(&path) {
+            stale.push(path);
+        }
+    }
+}
