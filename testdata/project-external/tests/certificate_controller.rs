@@ -16,8 +16,8 @@ use kube::runtime::controller::Action;
 
 use project_external::api::external::cert_manager_io::v1::certificate::Certificate;
 use project_external::controllers::certificate::{self as controller, Error};
-use project_external::server::Readiness;
-use project_external::shutdown::Shutdown;
+use rsbuilder_runtime::server::Readiness;
+use rsbuilder_runtime::shutdown::Shutdown;
 
 use support::{context, finish};
 

@@ -16,8 +16,8 @@ use kube::runtime::controller::Action;
 
 use project_external::api::external::gateway_networking_k8s_io::v1beta1::http_route::HTTPRoute;
 use project_external::controllers::http_route::{self as controller, Error};
-use project_external::server::Readiness;
-use project_external::shutdown::Shutdown;
+use rsbuilder_runtime::server::Readiness;
+use rsbuilder_runtime::shutdown::Shutdown;
 
 use support::{context, finish};
 

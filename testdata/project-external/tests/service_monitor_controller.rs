@@ -16,8 +16,8 @@ use kube::runtime::controller::Action;
 
 use project_external::api::external::monitoring_coreos_com::v1::service_monitor::ServiceMonitor;
 use project_external::controllers::service_monitor::{self as controller, Error};
-use project_external::server::Readiness;
-use project_external::shutdown::Shutdown;
+use rsbuilder_runtime::server::Readiness;
+use rsbuilder_runtime::shutdown::Shutdown;
 
 use support::{context, finish};
 

@@ -16,8 +16,8 @@ use kube::core::{ObjectMeta, PartialObjectMetaExt, Status};
 use kube::runtime::controller::Action;
 
 use project_v1::controllers::deployment::{self as controller, Error};
-use project_v1::server::Readiness;
-use project_v1::shutdown::Shutdown;
+use rsbuilder_runtime::server::Readiness;
+use rsbuilder_runtime::shutdown::Shutdown;
 
 use support::{context, finish};
 

@@ -48,9 +48,9 @@ use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
 use tokio_rustls::rustls::{ClientConfig, RootCertStore};
 use tracing::{info, warn};
 
-use crate::server::Readiness;
-use crate::shutdown::Shutdown;
-use crate::tls::{CERT_FILE, KEY_FILE};
+use rsbuilder_runtime::server::Readiness;
+use rsbuilder_runtime::shutdown::Shutdown;
+use rsbuilder_runtime::tls::{CERT_FILE, KEY_FILE};
 
 /// The field manager of the CA bundles this manager applies.
 pub const FIELD_MANAGER: &str = "project-certs-webhook-certs";
@@ -551,7 +551,7 @@ where
 }
 
 /// Writes the serving pair into `dir` where it differs; the webhook server reads it again
-/// within `crate::tls::RELOAD_INTERVAL`.
+/// within `rsbuilder_runtime::tls::RELOAD_INTERVAL`.
 pub fn write_pair(dir: &Path, stored: &Stored) -> anyhow::Result<bool> {
     write_files(dir, &[(KEY_FILE, &stored.key), (CERT_FILE, &stored.cert)])
 }
@@ -656,7 +656,7 @@ pub async fn publish(client: &Client, namespace: &str, bundle: &str) -> anyhow::
 /// or the one there is due, names other hosts, or was signed by a CA that no longer
 /// signs. The CA that signed it is kept beside it, as [`CA_BUNDLE_KEY`], to tell.
 /// Says whether it wrote a new one; the metrics server reads it again within
-/// `crate::tls::RELOAD_INTERVAL`.
+/// `rsbuilder_runtime::tls::RELOAD_INTERVAL`.
 pub fn write_metrics_pair(
     now: SystemTime,
     settings: &Settings,
@@ -753,7 +753,7 @@ mod tests {
     use tokio::net::TcpListener;
 
     use super::*;
-    use crate::tls::testing::temp_dir;
+    use rsbuilder_runtime::tls::testing::temp_dir;
 
     const DAY: Duration = Duration::from_secs(24 * 3600);
     const SECRET_PATH: &str = "/api/v1/namespaces/system/secrets/webhook-server-self-cert";
@@ -1174,7 +1174,7 @@ mod tests {
 
     /// A webhook server of the certificate in `dir`, read again every 50 ms, as the
     /// manager runs it.
-    async fn webhook_server(dir: &Path) -> anyhow::Result<(SocketAddr, crate::shutdown::Trigger)> {
+    async fn webhook_server(dir: &Path) -> anyhow::Result<(SocketAddr, rsbuilder_runtime::shutdown::Trigger)> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let config = crate::webhooks::server::Config {
@@ -1463,10 +1463,10 @@ mod tests {
         );
 
         // A certificate of another CA, as a stale mount or another issuer would leave.
-        crate::tls::testing::write_pair(
+        rsbuilder_runtime::tls::testing::write_pair(
             &dir,
-            crate::tls::testing::CERT_A,
-            crate::tls::testing::KEY_A,
+            rsbuilder_runtime::tls::testing::CERT_A,
+            rsbuilder_runtime::tls::testing::KEY_A,
         );
         assert!(
             becomes(&ready, false).await,
@@ -1482,10 +1482,10 @@ mod tests {
     async fn a_served_certificate_the_bundle_does_not_trust_is_not_ready() -> anyhow::Result<()> {
         let dir = temp_dir("certs-untrusted");
         // A certificate of another CA, as a stale mount or another issuer would leave.
-        crate::tls::testing::write_pair(
+        rsbuilder_runtime::tls::testing::write_pair(
             &dir,
-            crate::tls::testing::CERT_A,
-            crate::tls::testing::KEY_A,
+            rsbuilder_runtime::tls::testing::CERT_A,
+            rsbuilder_runtime::tls::testing::KEY_A,
         );
         let (addr, _trigger) = webhook_server(&dir).await?;
         let settings = settings(&dir, addr);

@@ -3,7 +3,7 @@
 
 //! The HTTPS server of the webhooks. It serves the certificate that cert-manager mounts
 //! (`tls.crt` and `tls.key` in `--webhook-cert-dir`) and picks up a renewed one without a
-//! restart: `crate::tls` reads the files again every few seconds and swaps the
+//! restart: `rsbuilder_runtime::tls` reads the files again every few seconds and swaps the
 //! certificate when they changed.
 
 use std::net::SocketAddr;
@@ -15,9 +15,9 @@ use axum::Router;
 use tokio::net::TcpListener;
 use tracing::warn;
 
-use crate::server::Readiness;
-use crate::shutdown::Shutdown;
-use crate::tls::{self, Certificate};
+use rsbuilder_runtime::server::Readiness;
+use rsbuilder_runtime::shutdown::Shutdown;
+use rsbuilder_runtime::tls::{self, Certificate};
 
 /// Where the webhook server listens and where it finds its certificate.
 #[derive(Clone, Debug)]
@@ -46,7 +46,7 @@ pub async fn serve(
     ready: Readiness,
     shutdown: Shutdown,
 ) -> anyhow::Result<()> {
-    let listener = crate::server::bind("webhook", config.addr).await?;
+    let listener = rsbuilder_runtime::server::bind("webhook", config.addr).await?;
     serve_on(listener, config, router, ready, shutdown).await
 }
 
@@ -88,8 +88,8 @@ mod tests {
     use axum::routing::get;
 
     use super::*;
-    use crate::shutdown::Trigger;
-    use crate::tls::testing::{
+    use rsbuilder_runtime::shutdown::Trigger;
+    use rsbuilder_runtime::tls::testing::{
         CERT_A, KEY_A, assert_picks_up_a_renewal, serves_within_2s, status, temp_dir, write_pair,
     };
 

@@ -16,7 +16,7 @@ use kube::api::{Api, PostParams};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-use project_certs::deadline;
+use rsbuilder_runtime::deadline;
 
 use crate::control_plane::control_plane;
 

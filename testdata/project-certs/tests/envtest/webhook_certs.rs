@@ -22,9 +22,9 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::api::DeleteParams;
 use kube::{Api, Client, ResourceExt};
 
-use project_certs::server::{Health, Readiness};
-use project_certs::shutdown::Shutdown;
-use project_certs::tls;
+use rsbuilder_runtime::server::{Health, Readiness};
+use rsbuilder_runtime::shutdown::Shutdown;
+use rsbuilder_runtime::tls;
 use project_certs::webhooks::certs::{self, Lifetimes, MetricsCert, Settings};
 
 use crate::control_plane::{IssueCerts, ManagerCerts, control_plane, eventually, manifests_in};

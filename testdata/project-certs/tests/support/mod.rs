@@ -20,7 +20,7 @@ use tokio::task::JoinHandle;
 use tower_test::mock::{self, Handle, SendResponse};
 
 use project_certs::controllers::Context;
-use project_certs::metrics::Metrics;
+use rsbuilder_runtime::metrics::Metrics;
 
 /// Where the events about an object in `namespace` go: its namespace, `default` for a
 /// cluster-scoped object.

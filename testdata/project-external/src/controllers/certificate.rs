@@ -22,8 +22,8 @@ use tracing::{debug, warn};
 use super::backoff::Backoff;
 use super::{Context, Run};
 use crate::api::external::cert_manager_io::v1::certificate::Certificate;
-use crate::server::Readiness;
-use crate::shutdown::Shutdown;
+use rsbuilder_runtime::server::Readiness;
+use rsbuilder_runtime::shutdown::Shutdown;
 
 /// This controller's name in logs and metrics.
 pub const NAME: &str = "certificate";
@@ -97,7 +97,7 @@ pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'st
             .with_config(config)
             .graceful_shutdown_on(shutdown.wait())
             .run(reconcile, error_policy, Arc::new(ctx))
-            .for_each(|result| async move { super::log_outcome("Certificate", result) })
+            .for_each(|result| async move { rsbuilder_runtime::controller::log_outcome("Certificate", result) })
             .await;
     })
 }

@@ -12,9 +12,9 @@ use kube::api::{Api, PostParams};
 
 use project_external::api::external::cert_manager_io::v1::certificate::Certificate;
 use project_external::controllers::{Context, certificate as controller};
-use project_external::metrics::Metrics;
-use project_external::server::Readiness;
-use project_external::shutdown::Shutdown;
+use rsbuilder_runtime::metrics::Metrics;
+use rsbuilder_runtime::server::Readiness;
+use rsbuilder_runtime::shutdown::Shutdown;
 
 use crate::control_plane::{control_plane, counter, eventually, manager_user};
 

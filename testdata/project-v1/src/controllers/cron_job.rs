@@ -34,8 +34,8 @@ use super::backoff::Backoff;
 use super::per_object::PerObject;
 use super::{Context, Run};
 use crate::api::batch::cron_job::{CronJob, CronJobStatus};
-use crate::server::Readiness;
-use crate::shutdown::Shutdown;
+use rsbuilder_runtime::server::Readiness;
+use rsbuilder_runtime::shutdown::Shutdown;
 
 /// This controller's name in logs and metrics.
 pub const NAME: &str = "cronjob";
@@ -144,7 +144,7 @@ pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'st
             .with_config(config)
             .graceful_shutdown_on(shutdown.wait())
             .run(reconcile, error_policy, Arc::new(ctx))
-            .for_each(|result| async move { super::log_outcome("CronJob", result) })
+            .for_each(|result| async move { rsbuilder_runtime::controller::log_outcome("CronJob", result) })
             .await;
     })
 }

@@ -26,8 +26,8 @@ use axum::routing::{MethodRouter, post};
 use serde::Serialize;
 
 use self::budget::Budget;
-use crate::server::Readiness;
-use crate::shutdown::Shutdown;
+use rsbuilder_runtime::server::Readiness;
+use rsbuilder_runtime::shutdown::Shutdown;
 
 /// The path of the conversion webhook, which the CRDs name
 /// (`config/crd/patches/webhook_in_<plural>.yaml`).

@@ -15,9 +15,9 @@ use tokio::task::JoinHandle;
 
 use project_v1::api::batch::cron_job::CronJob;
 use project_v1::controllers::{Context, cron_job as controller};
-use project_v1::metrics::Metrics;
-use project_v1::server::Readiness;
-use project_v1::shutdown::{Shutdown, Trigger};
+use rsbuilder_runtime::metrics::Metrics;
+use rsbuilder_runtime::server::Readiness;
+use rsbuilder_runtime::shutdown::{Shutdown, Trigger};
 
 use crate::control_plane::{control_plane, counter, eventually, manager_user};
 
@@ -306,10 +306,10 @@ async fn a_deleted_cron_job_stays_while_its_cleanup_fails() {
     .await;
 }
 
-/// Runs the controller of `ctx` under `controllers::supervise` with a cache sync timeout of
+/// Runs the controller of `ctx` under `rsbuilder_runtime::controller::supervise` with a cache sync timeout of
 /// 3 s, and checks that it stops there with the reason, never synced (`why` it should not).
 async fn stops_unsynced_at_the_timeout(ctx: Context, why: &str) {
-    use project_v1::controllers::supervise;
+    use rsbuilder_runtime::controller::supervise;
 
     let synced = Readiness::default();
     let (_stop, shutdown) = Shutdown::channel();
@@ -327,7 +327,7 @@ async fn stops_unsynced_at_the_timeout(ctx: Context, why: &str) {
 }
 
 /// A controller syncs once its watch has listed every CronJob; one whose role lacks `list`
-/// on cronjobs never does, and `controllers::supervise` stops it at the cache sync
+/// on cronjobs never does, and `rsbuilder_runtime::controller::supervise` stops it at the cache sync
 /// timeout instead of leaving it idle behind green probes (controller-runtime's
 /// `CacheSyncTimeout`).
 #[tokio::test]
@@ -362,7 +362,7 @@ async fn a_controller_whose_watch_cannot_list_never_syncs_and_fails_at_the_timeo
 }
 
 /// Where the CRD is not installed, the API server answers the watch 404 Not Found: the
-/// controller never syncs, and `controllers::supervise` stops it at the cache sync
+/// controller never syncs, and `rsbuilder_runtime::controller::supervise` stops it at the cache sync
 /// timeout. (The CRD stays for the other tests: this controller's requests name a
 /// resource the API server does not serve, which it answers as for a missing CRD.)
 #[tokio::test]

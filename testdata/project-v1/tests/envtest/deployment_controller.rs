@@ -8,9 +8,9 @@
 use std::sync::Arc;
 
 use project_v1::controllers::{Context, deployment as controller};
-use project_v1::metrics::Metrics;
-use project_v1::server::Readiness;
-use project_v1::shutdown::Shutdown;
+use rsbuilder_runtime::metrics::Metrics;
+use rsbuilder_runtime::server::Readiness;
+use rsbuilder_runtime::shutdown::Shutdown;
 
 use crate::control_plane::{control_plane, eventually, manager_user};
 

@@ -18,9 +18,9 @@ use kube::api::{Api, PostParams};
 use serde_json::json;
 use tower::ServiceExt as _;
 
-use project_v1::metrics::Metrics;
-use project_v1::metrics_auth::MetricsAuth;
-use project_v1::server::secure_metrics_router;
+use rsbuilder_runtime::metrics::Metrics;
+use rsbuilder_runtime::metrics_auth::MetricsAuth;
+use rsbuilder_runtime::server::secure_metrics_router;
 
 use crate::control_plane::{control_plane, manager_user};
 

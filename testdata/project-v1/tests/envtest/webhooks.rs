@@ -16,8 +16,8 @@ use axum::extract::Request;
 use axum::middleware::{self, Next};
 use axum::response::Response;
 
-use project_v1::server::Health;
-use project_v1::shutdown::Shutdown;
+use rsbuilder_runtime::server::Health;
+use rsbuilder_runtime::shutdown::Shutdown;
 use project_v1::webhooks::{self, server};
 
 /// An AdmissionReview the webhook server was sent.
