@@ -12,6 +12,8 @@
 
 use anyhow::{Result, bail};
 
+pub mod clash;
+
 const MAX_LABEL: usize = 63;
 const MAX_SUBDOMAIN: usize = 253;
 /// A kind's list kind, `<Kind>List`, must fit in a label too.

@@ -30,6 +30,7 @@ pub mod krate;
 pub mod locate;
 pub mod model;
 pub mod modules;
+pub mod name_clashes;
 pub mod resolve;
 pub mod schema;
 pub mod sealed;
@@ -141,6 +142,7 @@ pub fn crds_in(
             });
         }
     }
+    diags.extend(name_clashes::refusals(&built));
     let crds = assemble::merge(built, &mut diags);
     if diags.is_empty() {
         warnings.sort();

@@ -7,6 +7,7 @@ pub mod crd_mutations;
 pub mod exemplar;
 pub mod golden_copy;
 pub mod instances;
+pub mod name_cases;
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use super::builtin::{self, Builtin};
 use super::external;
+use super::group_names;
 use super::{source, sources_with};
 use crate::cli::Global;
 use crate::commands::write_plan;
@@ -423,6 +424,12 @@ fn plan_resource(
         (None, None) => crate::crd::assemble::to_plural(&ctx.kind_lower),
     };
     check_collisions(project, &ctx)?;
+    let group_kinds =
+        group_names::others_in_group(root, project, &args.group, &ctx.api_group, &args.kind)?;
+    let names = crate::names::clash::KindNames::new(&args.kind, &ctx.plural, Vec::new());
+    let (shortname, note) =
+        group_names::check(&group_kinds, &names, &ctx.api_group, &ctx.shortname)?;
+    ctx.shortname = shortname;
     if project
         .resources
         .iter()
@@ -587,7 +594,8 @@ fn plan_resource(
     plan_role(root, &mut plan, &changes, project)?;
     plan.generate(project::FILE, updated.to_yaml());
 
-    let mut next = format!(
+    let mut next = note.map(|n| format!("{n}\n")).unwrap_or_default();
+    next += &format!(
         "\nNext: describe a {} in {types_path}, then run\n  make manifests   # regenerate the CRD and RBAC\n  make test",
         args.kind
     );
@@ -704,19 +712,12 @@ fn newest_version<'p>(versions: &[&'p Resource]) -> Option<&'p Resource> {
         .max_by_key(|r| names::version_priority(&r.version))
 }
 
-/// Other resources of the project that would clash with this one.
+/// Other groups of the project whose Rust module this one would take (names within the
+/// group: `group_names`).
 fn check_collisions(project: &Project, ctx: &Ctx) -> Result<()> {
     for r in &project.resources {
         if !r.is_own() {
             continue;
-        }
-        if r.group == ctx.group && r.kind != ctx.kind && r.plural == ctx.plural {
-            bail!(
-                "invalid plural {:?}: {} ({}) already uses it; pass --plural with another name",
-                ctx.plural,
-                r.kind,
-                ctx.api_group
-            );
         }
         if r.group != ctx.group && r.group.replace(['-', '.'], "_") == ctx.group_mod {
             bail!(
@@ -1050,26 +1051,10 @@ fn zero(prop: &JSONSchemaProps) -> serde_yaml::Value {
     }
 }
 
-/// The short names of Kubernetes' own kinds (`kubectl api-resources`, 1.37): a kind that
-/// took one would make `kubectl get <name>` ambiguous.
-const BUILT_IN_SHORT_NAMES: &[&str] = &[
-    "cj", "cm", "crd", "crds", "cs", "csr", "deploy", "ds", "ep", "ev", "hpa", "ing", "limits",
-    "netpol", "no", "ns", "pc", "pdb", "po", "pv", "pvc", "quota", "rc", "rs", "sa", "sc", "sts",
-    "svc", "vac",
-];
-
 /// A short name for `kubectl get`: the initials of a multi-word kind (ReplicaPool -> rp),
-/// or the first letter and following consonants of a one-word kind (Tenant -> tnt); none
-/// where that is one of Kubernetes' own (CronJob's `cj`).
+/// or the first letter and following consonants of a one-word kind (Tenant -> tnt).
+/// `group_names::check` drops it where another kind already has it.
 fn shortname(kind: &str) -> String {
-    let name = candidate_shortname(kind);
-    if BUILT_IN_SHORT_NAMES.contains(&name.as_str()) {
-        return String::new();
-    }
-    name
-}
-
-fn candidate_shortname(kind: &str) -> String {
     let initials: String = kind
         .chars()
         .filter(char::is_ascii_uppercase)
@@ -1099,9 +1084,7 @@ mod tests {
     #[test]
     fn shortnames() {
         assert_eq!(shortname("ReplicaPool"), "rp");
-        // batch/v1 CronJob's and v1 ConfigMap's: none.
-        assert_eq!(shortname("CronJob"), "");
-        assert_eq!(shortname("ConfigMap"), "");
+        assert_eq!(shortname("CronJob"), "cj");
         assert_eq!(shortname("Tenant"), "tnt");
         assert_eq!(shortname("Database"), "dtb");
         assert_eq!(shortname("A"), "a");
