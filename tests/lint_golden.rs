@@ -120,6 +120,12 @@ const MANIFEST_EDITS: &[Edit] = &[
         "config/samples/ship_v2_frigate.yaml",
         "apiVersion: ship.example.com/v2\nkind: Frigate\nmetadata:\n  name: frigate-v2\nspec: {}\n",
     ),
+    // crd-name-clash and short-name-built-in: a kind named as Frigate's list kind, with
+    // Deployment's short name (what `generate crds` and `create api` now refuse or avoid).
+    Edit::Write(
+        "config/crd/bases/ship.example.com_frigatelists.yaml",
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: frigatelists.ship.example.com\nspec:\n  group: ship.example.com\n  names:\n    kind: FrigateList\n    plural: frigatelists\n    shortNames:\n    - deploy\n    singular: frigatelist\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n",
+    ),
     // yaml-syntax.
     Edit::Write(
         "config/samples/broken.yaml",
