@@ -536,3 +536,132 @@ fn garde_attributes_do_not_reach_schemars_through_kube_schema() {
         "{json_schema}"
     );
 }
+
+/// A crate of `files` (`src/lib.rs` declares the others), as `generate crds` reads it.
+fn crate_files(files: &[(&str, &str)]) -> Vec<SourceFile> {
+    files
+        .iter()
+        .map(|(path, text)| SourceFile {
+            path: PathBuf::from(path),
+            text: text.to_string(),
+        })
+        .collect()
+}
+
+const TYPES: &str =
+    "use kube::CustomResource;\nuse schemars::JsonSchema;\nuse serde::{Deserialize, Serialize};\n";
+
+/// The file of a refusal is the file its span belongs to, wherever the construct is
+/// found: a default function, a const, a `schema_with` function, a path dependency.
+#[test]
+fn a_refusal_names_the_file_of_its_span_for_a_default_function_in_another_file() {
+    let files = crate_files(&[
+        ("src/lib.rs", "pub mod defaults;\npub mod types;\n"),
+        (
+            "src/types.rs",
+            &format!(
+                "{TYPES}#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n\
+                 #[kube(group = \"t.example.com\", version = \"v1\", kind = \"Thing\")]\n\
+                 pub struct ThingSpec {{\n    #[serde(default = \"crate::defaults::opts\")]\n    pub opts: Opts,\n}}\n\
+                 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct Opts {{ pub a: u8 }}\n"
+            ),
+        ),
+        (
+            "src/defaults.rs",
+            "use crate::types::Opts;\n\npub fn opts() -> Opts {\n    Opts {\n        a: 1 + 2,\n    }\n}\n",
+        ),
+    ]);
+    let got = diags(&files);
+    assert_eq!(
+        got,
+        [
+            "src/defaults.rs:4:5: this default cannot be generated statically: it is not a literal value rsbuilder can evaluate; use --exact"
+        ]
+    );
+}
+
+#[test]
+fn a_refusal_names_the_file_of_its_span_for_a_const_in_another_file() {
+    let files = crate_files(&[
+        ("src/lib.rs", "pub mod limits;\npub mod types;\n"),
+        (
+            "src/types.rs",
+            &format!(
+                "{TYPES}#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n\
+                 #[kube(group = \"t.example.com\", version = \"v1\", kind = \"Thing\")]\n\
+                 pub struct ThingSpec {{\n    #[validate(length(max = crate::limits::MAX))]\n    pub name: String,\n}}\n"
+            ),
+        ),
+        ("src/limits.rs", "\n\npub const MAX: u64 = 3 * 4;\n"),
+    ]);
+    let got = diags(&files);
+    // The bound is written in types.rs; what cannot be evaluated is there too.
+    assert!(
+        got.iter().all(|d| d.starts_with("src/types.rs:7:")),
+        "{got:#?}"
+    );
+}
+
+#[test]
+fn a_refusal_names_the_file_of_its_span_for_a_schema_with_function_in_another_file() {
+    let files = crate_files(&[
+        ("src/lib.rs", "pub mod schemas;\npub mod types;\n"),
+        (
+            "src/types.rs",
+            &format!(
+                "{TYPES}#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n\
+                 #[kube(group = \"t.example.com\", version = \"v1\", kind = \"Thing\")]\n\
+                 pub struct ThingSpec {{\n    pub labels: crate::schemas::Labels,\n}}\n"
+            ),
+        ),
+        (
+            "src/schemas.rs",
+            "use schemars::JsonSchema;\n\n#[derive(JsonSchema)]\n#[schemars(schema_with = \"computed\")]\npub struct Labels(u8);\n\nfn computed(g: &mut schemars::SchemaGenerator) -> schemars::Schema {\n    g.subschema_for::<u8>()\n}\n",
+        ),
+    ]);
+    let got = diags(&files);
+    assert!(
+        got.iter().all(|d| d.starts_with("src/schemas.rs:4:")),
+        "{got:#?}"
+    );
+}
+
+#[test]
+fn a_refusal_names_the_file_of_its_span_for_a_path_dependency() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let write = |path: &str, text: &str| {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "Cargo.toml",
+        "[package]\nname = \"op\"\nversion = \"0.1.0\"\n\n[dependencies]\napi = { path = \"api\" }\n",
+    );
+    write(
+        "api/Cargo.toml",
+        "[package]\nname = \"api\"\nversion = \"0.1.0\"\n",
+    );
+    write(
+        "api/src/lib.rs",
+        "use schemars::JsonSchema;\nuse serde::{Deserialize, Serialize};\n\n#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct Opts {\n    #[serde(default = \"computed\")]\n    pub a: u8,\n}\n\nfn computed() -> u8 {\n    let x = 2;\n    x\n}\n",
+    );
+    let types = format!(
+        "{TYPES}#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n\
+         #[kube(group = \"t.example.com\", version = \"v1\", kind = \"Thing\")]\n\
+         pub struct ThingSpec {{\n    pub opts: api::Opts,\n}}\n"
+    );
+    write("src/lib.rs", &types);
+    let krate = rsbuilder::crd::Crate::read(&root.join("Cargo.toml"), &[]).expect("manifest");
+    let files = crate_files(&[("src/lib.rs", &types)]);
+    let got: Vec<String> = match rsbuilder::crd::generate_in(&krate, &files) {
+        Ok(out) => panic!("expected diagnostics, got {:?}", out.output.keys()),
+        Err(d) => d.iter().map(ToString::to_string).collect(),
+    };
+    assert!(
+        got.iter()
+            .all(|d| d.contains("api/src/lib.rs:6:") && !d.starts_with("src/")),
+        "{got:#?}"
+    );
+}

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use proc_macro2::Span;
 use syn::ext::IdentExt;
 use syn::{Attribute, Item, UseTree};
 
@@ -123,6 +124,8 @@ pub struct Index<'a> {
     pub warnings: Vec<Diagnostic>,
     /// Custom resources under a `#[cfg]` the source does not decide.
     pub refusals: Vec<Diagnostic>,
+    /// A span inside each file (of its first item), to tell which file a span is in.
+    probes: Vec<Option<Span>>,
 }
 
 impl<'a> Index<'a> {
@@ -140,6 +143,10 @@ impl<'a> Index<'a> {
             undecided_modules: undecided,
             warnings: Vec::new(),
             refusals: Vec::new(),
+            probes: files
+                .iter()
+                .map(|f| f.ast.items.first().map(span_of))
+                .collect(),
         };
         let macros = local_macros(files);
         for (i, f) in files.iter().enumerate() {
@@ -164,6 +171,22 @@ impl<'a> Index<'a> {
 
     pub fn path_of(&self, file: usize) -> &'a Path {
         &self.files[file].path
+    }
+
+    /// The path of the file `span` is in, for a diagnostic at `span` found while reading
+    /// `file`: a default function, a const, a `schema_with` function or a type of a path
+    /// dependency may be written in another file than the field that names it. `file`'s
+    /// path when the span is in none of them (a span rsbuilder made).
+    pub fn path_at(&self, file: usize, span: Span) -> &'a Path {
+        // Outside a proc macro, proc_macro2 joins two spans only when they are in the same
+        // source text, and each file is parsed from its own text once.
+        let within = |probe: &Option<Span>| probe.is_some_and(|p| p.join(span).is_some());
+        let found = if within(&self.probes[file]) {
+            Some(file)
+        } else {
+            self.probes.iter().position(within)
+        };
+        self.path_of(found.unwrap_or(file))
     }
 
     pub fn module(&self, path: &[String]) -> Option<&Module<'a>> {
