@@ -665,3 +665,44 @@ fn a_refusal_names_the_file_of_its_span_for_a_path_dependency() {
         "{got:#?}"
     );
 }
+
+#[test]
+fn a_kube_key_given_twice_is_refused_as_darling_refuses_it() {
+    let body = "#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n#[kube(group = \"t.example.com\", version = \"v1\", kind = \"Thing\", version = \"v2\")]\npub struct ThingSpec {\n    pub a: u8,\n}\n";
+    assert_eq!(
+        diags(&[src("t.rs", body)]),
+        [
+            "src/api/t.rs:5:65: invalid #[kube] attribute: `version` is given twice in #[kube(...)]: kube-derive refuses a key given more than once (darling: \"Duplicate field `version`\"); keep one"
+        ]
+    );
+}
+
+/// Values kube-derive writes as they are and the API server rejects
+/// (`testdata/crds/refused/` shows the server's verdict on each).
+#[test]
+fn kube_values_the_api_server_rejects_are_refused() {
+    for (extra, expected) in [
+        (
+            ", printcolumn(name = \"R\", type_ = \"float\", json_path = \".spec.a\")",
+            "src/api/t.rs:5:65: invalid #[kube] attribute: invalid printer column type \"float\": the API server accepts only \"integer\", \"number\", \"string\", \"boolean\" and \"date\" (for a float, type \"number\" with format \"float\" or \"double\")",
+        ),
+        (
+            ", printcolumn = r#\"{\"name\": \"R\", \"type\": \"integer\", \"format\": \"uint8\", \"jsonPath\": \".spec.a\"}\"#",
+            "src/api/t.rs:5:65: invalid #[kube] attribute: invalid printer column format \"uint8\": the API server accepts only \"int32\", \"int64\", \"float\", \"double\", \"byte\", \"date\", \"date-time\" and \"password\"",
+        ),
+        (
+            ", selectable = \"spec.a\"",
+            "src/api/t.rs:5:78: invalid #[kube] attribute: invalid selectable field \"spec.a\": the API server needs a JSON path that starts with '.', e.g. \".spec.a\"",
+        ),
+        (
+            ", label(\"example.com/team/name\", \"core\")",
+            "src/api/t.rs:5:71: invalid #[kube] attribute: invalid label key \"example.com/team/name\": it must be a qualified name (an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit)",
+        ),
+        (
+            ", label(\"team\", \"core team\")",
+            "src/api/t.rs:5:79: invalid #[kube] attribute: invalid label value \"core team\": at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit (or empty)",
+        ),
+    ] {
+        check(&kind(extra, "    pub a: u8,"), expected);
+    }
+}
