@@ -667,6 +667,30 @@ fn a_refusal_names_the_file_of_its_span_for_a_path_dependency() {
 }
 
 #[test]
+fn versions_of_one_kind_with_different_names_are_refused() {
+    let v = |version: &str, extra: &str| {
+        src(
+            &format!("{version}.rs"),
+            &format!(
+                "#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n\
+                 #[kube(group = \"t.example.com\", version = \"{version}\", kind = \"Thing\"{extra})]\n\
+                 pub struct ThingSpec {{\n    pub a: u8,\n}}\n"
+            ),
+        )
+    };
+    let got = diags(&[
+        v("v1", ", plural = \"things\""),
+        v("v2", ", plural = \"thingies\", storage = false"),
+    ]);
+    assert_eq!(
+        got,
+        [
+            "src/api/v2.rs:6:12: Thing.t.example.com version v2 has the plural \"thingies\" where version v1 (the storage version) has \"things\": all versions of a kind are served under one plural, and merge_crds would keep only the storage version's (kube's clients of this version would ask for the other); give every version the same plural"
+        ]
+    );
+}
+
+#[test]
 fn a_kube_key_given_twice_is_refused_as_darling_refuses_it() {
     let body = "#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n#[kube(group = \"t.example.com\", version = \"v1\", kind = \"Thing\", version = \"v2\")]\npub struct ThingSpec {\n    pub a: u8,\n}\n";
     assert_eq!(

@@ -464,7 +464,35 @@ pub fn merge(built: Vec<Built>, diags: &mut Vec<Diagnostic>) -> Vec<CustomResour
         if !ok {
             continue;
         }
-        let storage_name = storage[0].crd.spec.versions[0].name.clone();
+        // `merge_crds` checks group, kind and scope, and keeps the storage version's names
+        // without a word: a plural only another version has would be lost (and that
+        // version's `Api` would ask the API server for a resource it does not serve).
+        // Short names and categories given on one version only are common and harmless.
+        let stored = storage[0];
+        let plural = &stored.crd.spec.names.plural;
+        for v in versions
+            .iter()
+            .filter(|v| &v.crd.spec.names.plural != plural)
+        {
+            diags.push(Diagnostic::at(
+                &v.path,
+                v.span,
+                format!(
+                    "{kind}.{group} version {} has the plural {:?} where version {} (the storage \
+                 version) has {plural:?}: all versions of a kind are served under one plural, \
+                 and merge_crds would keep only the storage version's (kube's clients of this \
+                 version would ask for the other); give every version the same plural",
+                    v.crd.spec.versions[0].name,
+                    v.crd.spec.names.plural,
+                    stored.crd.spec.versions[0].name,
+                ),
+            ));
+            ok = false;
+        }
+        if !ok {
+            continue;
+        }
+        let storage_name = stored.crd.spec.versions[0].name.clone();
         let first = (versions[0].path.clone(), versions[0].span);
         let crds: Vec<CustomResourceDefinition> = versions.into_iter().map(|v| v.crd).collect();
         match kube_core::crd::v1::merge_crds(crds, &storage_name) {
