@@ -290,9 +290,9 @@ pub fn printer_column(type_: &str, format: Option<&str>) -> Result<()> {
     };
     if !TYPES.contains(&type_) {
         let hint = if matches!(type_, "float" | "double") {
-            format!(" (for a float, type \"number\" with format \"float\" or \"double\")")
+            " (for a float, type \"number\" with format \"float\" or \"double\")"
         } else {
-            String::new()
+            ""
         };
         bail!(
             "invalid printer column type {type_:?}: the API server accepts only {}{hint}",
