@@ -325,7 +325,7 @@ fn a_kind_or_type_under_an_undecided_cfg_is_refused() {
 #[test]
 fn macros_that_could_define_a_kind_are_warned_about() {
     let body = format!(
-        "{}macro_rules! plain {{ () => {{}} }}\nmacro_rules! kinds {{ () => {{ #[derive(CustomResource)] struct S; }} }}\nplain!();\nkinds!();\nmy_crate::define_kind!(Foo);\ninclude!(\"generated.rs\");\nthread_local! {{ static X: u8 = 0; }}\n",
+        "{}macro_rules! plain {{ () => {{}} }}\nplain!();\nmy_crate::define_kind!(Foo);\ninclude!(\"generated.rs\");\nthread_local! {{ static X: u8 = 0; }}\n",
         kind("", "    pub a: u8,")
     );
     let out = rsbuilder::crd::generate_in(&rsbuilder::crd::Crate::default(), &[src("t.rs", &body)])
@@ -334,9 +334,8 @@ fn macros_that_could_define_a_kind_are_warned_about() {
     assert_eq!(
         warnings,
         [
-            "src/api/t.rs:12:1: warning: macro `kinds!` is not expanded by `generate crds`: a custom resource it defines is missed (use --exact)",
-            "src/api/t.rs:13:1: warning: macro `define_kind!` is not expanded by `generate crds`: a custom resource it defines is missed (use --exact)",
-            "src/api/t.rs:14:1: warning: `include!` is not read by `generate crds`: a custom resource in the included file is missed (use --exact)",
+            "src/api/t.rs:11:1: warning: macro `define_kind!` is not expanded by `generate crds`: a custom resource it defines is missed (use --exact)",
+            "src/api/t.rs:12:1: warning: `include!` is not read by `generate crds`: a custom resource in the included file is missed (use --exact)",
         ]
     );
 }
@@ -663,6 +662,51 @@ fn a_refusal_names_the_file_of_its_span_for_a_path_dependency() {
         got.iter()
             .all(|d| d.contains("api/src/lib.rs:6:") && !d.starts_with("src/")),
         "{got:#?}"
+    );
+}
+
+/// A kind `generate crds` cannot see is refused, never silently missing from the output.
+#[test]
+fn a_macro_rules_that_defines_a_kind_is_refused() {
+    let body = format!(
+        "macro_rules! kinds {{\n    ($name:ident) => {{\n        #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n        #[kube(group = \"t.example.com\", version = \"v1\", kind = \"Other\")]\n        pub struct $name {{ pub a: u8 }}\n    }};\n}}\nkinds!(OtherSpec);\n{}",
+        kind("", "    pub a: u8,")
+    );
+    assert_eq!(
+        diags(&[src("t.rs", &body)]),
+        [
+            "src/api/t.rs:4:1: macro `kinds!` cannot be generated statically: its body derives `CustomResource`, and `generate crds` does not expand macros (the custom resources it defines would be missing); define the kind outside the macro, or use --exact"
+        ]
+    );
+}
+
+#[test]
+fn an_include_of_a_file_that_defines_a_kind_is_refused() {
+    let files = crate_files(&[
+        ("src/lib.rs", "pub mod api;\n"),
+        ("src/api/mod.rs", "\ninclude!(\"thing.rs\");\n"),
+        (
+            "src/api/thing.rs",
+            &format!("{HEAD}{}", kind("", "    pub a: u8,")),
+        ),
+    ]);
+    let got = diags(&files);
+    assert_eq!(
+        got,
+        [
+            "src/api/mod.rs:2:1: `include!(\"thing.rs\")` cannot be generated statically: src/api/thing.rs derives `CustomResource`, and `generate crds` does not follow `include!` (the custom resources it defines would be missing); declare it as a module (`mod thing;`), or use --exact"
+        ]
+    );
+}
+
+#[test]
+fn a_kind_derived_through_an_alias_is_refused() {
+    let body = "use kube::CustomResource as Crd;\n#[derive(Crd, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n#[kube(group = \"t.example.com\", version = \"v1\", kind = \"Thing\")]\npub struct ThingSpec {\n    pub a: u8,\n}\n";
+    assert_eq!(
+        diags(&[src("t.rs", body)]),
+        [
+            "src/api/t.rs:7:12: struct `ThingSpec` cannot be generated statically: it has `#[kube(...)]` but no `#[derive(CustomResource)]` under that name (a derive through an alias, `use kube::CustomResource as ..`, is not followed); derive `CustomResource` by its own name, or use --exact"
+        ]
     );
 }
 
