@@ -8,7 +8,6 @@ use std::process::{Command, Stdio};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use serde::Deserialize;
 
 use super::Generated;
 use crate::cli::Global;
@@ -160,9 +159,8 @@ fn exact_crds(global: &Global) -> Result<BTreeMap<String, String>> {
         bail!("`cargo run --bin crdgen` failed (its errors are above)");
     }
     let mut crds = Vec::new();
-    for document in serde_yaml::Deserializer::from_str(&stdout) {
-        let value =
-            serde_yaml::Value::deserialize(document).context("crdgen printed invalid YAML")?;
+    let documents = crate::yaml::read::documents(&stdout).context("crdgen printed invalid YAML")?;
+    for value in documents {
         if !value.is_null() {
             crds.push(
                 serde_yaml::from_value::<CustomResourceDefinition>(value)
