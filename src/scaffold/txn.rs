@@ -331,6 +331,12 @@ fn undo(wall: &Wall, staging: &Path, ops: &mut Ops) -> Result<Undone, Vec<String
             continue;
         };
         let full = base.join(rel);
+        // A directory the commit never created is not there to remove. Look before asking
+        // rmdir: on a read-only mount rmdir fails with EROFS even for a missing name,
+        // which would count as an undo failure and keep the staging directory.
+        if !exists(&full) {
+            continue;
+        }
         match ops.remove_dir(&full) {
             Ok(()) => {
                 touched.insert(parent(&full));
