@@ -298,149 +298,98 @@ fn every_command_that_reads_rust_refuses_deep_nesting_without_aborting() {
     }
 }
 
-#[test]
-fn a_chain_of_thousands_of_types_is_refused_quickly() {
-    let types = (0..3000).map(|i| {
-        format!("#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct A{i} {{ pub a: Option<A{}> }}\n", i + 1)
-    });
-    let last = "#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct A3000;\n";
-    let err = refused_quickly("pub a: A0", types.chain([last.to_string()]));
-    assert!(err.contains("nested more than 64 types deep"), "{err}");
+// ---- issue 21 item 1: deep nesting in every Rust file a command reads ------------------
+
+/// The inputs of issue 21: 50,000 nested generics, 100,000 nested parentheses and as many
+/// brackets, each a line appended to a file.
+fn deeper_sources() -> [(&'static str, String); 3] {
+    [
+        (
+            "generics",
+            format!(
+                "type T = {}u8{};\n",
+                "Vec<".repeat(50_000),
+                ">".repeat(50_000)
+            ),
+        ),
+        (
+            "parentheses",
+            format!(
+                "const X: u8 = {}1{};\n",
+                "(".repeat(100_000),
+                ")".repeat(100_000)
+            ),
+        ),
+        (
+            "brackets",
+            format!(
+                "const X: u8 = {}1{};\n",
+                "[".repeat(100_000),
+                "]".repeat(100_000)
+            ),
+        ),
+    ]
 }
 
-#[test]
-fn a_lattice_of_types_that_doubles_at_every_level_is_refused_quickly() {
-    // Each level uses the next twice: kube-derive would inline 2^40 structs, in the schema
-    // and again in the default.
-    let types = (0..40).map(|i| {
-        format!("#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]\npub struct L{i} {{ pub left: L{n}, pub right: L{n} }}\n", n = i + 1)
-    });
-    let last = "#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]\npub struct L40 { pub v: u8 }\n";
-    let err = refused_quickly(
-        "#[serde(default)]\n    pub a: L0",
-        types.chain([last.to_string()]),
-    );
-    assert!(
-        err.contains("more than 10000 struct or enum instances"),
-        "{err}"
-    );
-}
-
-/// The refusal of `generate crds` for a kind whose spec field is `field`, followed by
-/// `types`; it must come within 30 seconds and name the file.
-fn refused_quickly(field: &str, types: impl Iterator<Item = String>) -> String {
+/// A copy of the golden project `project-v1`.
+fn project_v1() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let mut text = kind_source(r#"group = "a.example.com", version = "v1", kind = "Thing""#)
-        .replace("pub a: String", field);
-    text.extend(types);
-    fs::write(dir.path().join("types.rs"), text).unwrap();
-    let started = std::time::Instant::now();
-    let err = refused(dir.path(), GENERATE_TYPES);
-    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
-    assert!(err.contains("types.rs:"), "{err}");
-    err
+    copy_tree(&repo_root().join("testdata/project-v1"), dir.path());
+    dir
 }
 
-/// A kind in `t.example.com` whose spec holds a chain of `n` structs; `derives` are added
-/// to each struct of the chain.
-fn chain(n: usize, derives: &str, field: &str) -> SourceFile {
-    let mut text = kind_source(r#"group = "t.example.com", version = "v1", kind = "Thing""#)
-        .replace("pub a: String", field);
-    for i in 0..n {
-        text.push_str(&format!(
-            "#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema{derives})]\npub struct A{i} {{ pub a: A{} }}\n",
-            i + 1
-        ));
-    }
-    text.push_str(&format!(
-        "#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema{derives})]\npub struct A{n} {{ pub b: String }}\n"
-    ));
-    SourceFile {
-        path: PathBuf::from("src/api/t/v1/thing.rs"),
-        text,
-    }
-}
+/// Each command that reads Rust, with the files of `project-v1` it reads (the
+/// registration files it inserts into, the types it generates from).
+const READERS: &[(&str, &[&str])] = &[
+    (
+        "create api --group batch --version v2 --kind Zed",
+        &[
+            "src/controllers/mod.rs",
+            "tests/envtest/main.rs",
+            "src/api/mod.rs",
+            "src/api/batch/mod.rs",
+        ],
+    ),
+    (
+        "create api --group apps --version v1 --kind Other",
+        &["src/controllers/mod.rs", "src/api/mod.rs"],
+    ),
+    (
+        "create webhook --group infra --version v1 --kind Tenant --defaulting",
+        &[
+            "src/webhooks/mod.rs",
+            "tests/envtest/main.rs",
+            "src/api/infra/v1/tenant.rs",
+        ],
+    ),
+    (
+        "create webhook --group batch --version v1alpha1 --kind CronJob --programmatic-validation",
+        &["src/webhooks/mod.rs", "src/api/batch/v1alpha1/cron_job.rs"],
+    ),
+    (
+        "generate crds",
+        &["src/api/mod.rs", "src/api/infra/v1/mod.rs"],
+    ),
+    ("generate manifests", &["src/api/batch/v1/cron_job.rs"]),
+];
 
 #[test]
-fn a_deep_chain_of_optional_structs_is_built_once_per_level() {
-    // kopium-style types nest `Option<Struct>` dozens deep; building the schema of each
-    // level twice (with and without its `Option`) would be 2^60 struct instances.
-    rsbuilder::syntax::with_big_stack(|| {
-        let mut source = chain(60, "", "pub a: Option<A0>");
-        for i in 1..=60 {
-            source.text = source.text.replace(
-                &format!("pub a: A{i} }}"),
-                &format!("pub a: Option<A{i}> }}"),
-            );
+fn deep_nesting_in_any_file_a_command_reads_is_one_error_naming_it() {
+    for (name, deep) in deeper_sources() {
+        for (command, files) in READERS {
+            for file in *files {
+                let dir = project_v1();
+                let path = dir.path().join(file);
+                let text = fs::read_to_string(&path).unwrap();
+                fs::write(&path, format!("{text}\n{deep}")).unwrap();
+                let err = refused(dir.path(), &line(command));
+                assert!(
+                    err.contains(&format!("{file}:")) && err.contains("nests too deeply"),
+                    "{name} in {file}, `rsbuilder {command}`: {err}"
+                );
+            }
         }
-        let started = std::time::Instant::now();
-        let out = generate(std::slice::from_ref(&source));
-        assert!(
-            out.is_ok(),
-            "{}",
-            out.err().map(|d| d.to_string()).unwrap_or_default()
-        );
-        assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
-    })
-    .unwrap();
-}
-
-#[test]
-fn a_deep_chain_of_lists_of_optional_structs_is_built_once_per_level() {
-    // `Vec<Option<Struct>>` asks nothing of the `Option` but its schema: building the
-    // schema without the `Option` too would double the work at every level.
-    rsbuilder::syntax::with_big_stack(|| {
-        let mut source = chain(60, "", "pub a: Vec<Option<A0>>");
-        for i in 1..=60 {
-            source.text = source.text.replace(
-                &format!("pub a: A{i} }}"),
-                &format!("pub a: Vec<Option<A{i}>> }}"),
-            );
-        }
-        let started = std::time::Instant::now();
-        let out = generate(std::slice::from_ref(&source));
-        assert!(
-            out.is_ok(),
-            "{}",
-            out.err().map(|d| d.to_string()).unwrap_or_default()
-        );
-        assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
-    })
-    .unwrap();
-}
-
-#[test]
-fn walks_over_the_types_of_the_sources_stop_at_a_depth() {
-    // On the stack every command runs on (a test thread's 2 MiB is not enough for 64
-    // nested types in a debug build).
-    rsbuilder::syntax::with_big_stack(walks_stop_at_a_depth).unwrap();
-}
-
-fn walks_stop_at_a_depth() {
-    // Within the limit, both walks go all the way down.
-    let shallow = chain(60, ", Default", "#[serde(default)]\n    pub a: A0");
-    assert!(generate(std::slice::from_ref(&shallow)).is_ok());
-    let sources = conversion::Sources::parse(std::slice::from_ref(&shallow)).unwrap();
-    conversion::sample_code(&sources, "t.example.com", "Thing", "v1", "kind", "", 0).unwrap();
-
-    // Derived defaults made of defaults, and conversion samples, stop at 64 structs.
-    let deep = chain(200, ", Default", "#[serde(default)]\n    pub a: A0");
-    let err = generate(std::slice::from_ref(&deep))
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("nested more than 64"), "{err}");
-    let sources = conversion::Sources::parse(std::slice::from_ref(&deep)).unwrap();
-    let err = conversion::sample_code(&sources, "t.example.com", "Thing", "v1", "kind", "", 0)
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("nested more than 64 types deep"), "{err}");
-    // Without `Default`, a field the other version lacks gets a default built by hand.
-    let deep = chain(200, "", "pub a: A0");
-    let sources = conversion::Sources::parse(std::slice::from_ref(&deep)).unwrap();
-    let err = conversion::sample_code(&sources, "t.example.com", "Thing", "v1", "kind", "", 0)
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("nested more than 64 types deep"), "{err}");
+    }
 }
 
 // ---- item 11: PROJECT is validated on read ---------------------------------------------

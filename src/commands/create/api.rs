@@ -240,7 +240,7 @@ pub fn plan(
     names::version(&args.version)?;
     names::kind(&args.kind)?;
     let kind_snake = args.kind.to_snake_case();
-    if syn::parse_str::<syn::Ident>(&kind_snake).is_err() {
+    if crate::syntax::parse_str::<syn::Ident>(&kind_snake).is_err() {
         bail!(
             "invalid kind {:?}: its Rust module would be `{kind_snake}`, a Rust keyword; choose another name, e.g. \"{}Resource\"",
             args.kind,
@@ -346,7 +346,7 @@ fn plan_resource(
             ctx.api_group
         )
     })?;
-    if syn::parse_str::<syn::Ident>(&ctx.group_mod).is_err() {
+    if crate::syntax::parse_str::<syn::Ident>(&ctx.group_mod).is_err() {
         bail!(
             "invalid group {:?}: its Rust module would be `{}`, not a Rust identifier (a keyword, or starting with a digit); choose another group",
             args.group,
