@@ -69,18 +69,22 @@ pub fn parse_file(text: &str) -> syn::Result<syn::File> {
         Some(rest) if !rest.starts_with('[') => rest.find('\n').map_or("", |i| &rest[i..]),
         _ => body,
     };
-    let tokens = TokenStream::from_str(body)?;
-    check_nesting(tokens.clone())?;
-    syn::parse2(tokens)
+    syn::parse2(tokens(body)?)
 }
 
 /// `syn::parse_str::<T>(text)`, after [`check_nesting`]: Rust that is not a whole file
 /// (a type path, an identifier), from wherever it came.
 #[allow(clippy::disallowed_methods)] // the checked entry point
 pub fn parse_str<T: Parse>(text: &str) -> syn::Result<T> {
+    syn::parse2(tokens(text)?)
+}
+
+/// The tokens of `text` (comments dropped, doc comments as `#[doc]` attributes), after
+/// [`check_nesting`], for readers that need no more than tokens. Lexed once.
+pub fn tokens(text: &str) -> syn::Result<TokenStream> {
     let tokens = TokenStream::from_str(text)?;
     check_nesting(tokens.clone())?;
-    syn::parse2(tokens)
+    Ok(tokens)
 }
 
 /// `lit.parse::<T>()` (Rust written inside a string literal), after [`check_nesting`];

@@ -392,6 +392,242 @@ fn deep_nesting_in_any_file_a_command_reads_is_one_error_naming_it() {
     }
 }
 
+// ---- issue 21 item 2: registrations decided by the Rust, not the text ------------------
+
+/// Whether `line` stands in `file` of `dir` as code: a line of its own, not commented out.
+fn has_line(dir: &Path, file: &str, line: &str) -> bool {
+    read(dir, file).lines().any(|l| l.trim() == line)
+}
+
+/// Puts `line` above the first line of `file` in `dir`.
+fn prepend(dir: &Path, file: &str, line: &str) {
+    let text = read(dir, file);
+    fs::write(dir.join(file), format!("{line}\n{text}")).unwrap();
+}
+
+#[test]
+fn commented_out_registrations_do_not_count_as_registered() {
+    let dir = project_v1();
+    let root = dir.path();
+    prepend(root, "src/api/mod.rs", "//        batch::zed_crd()?,");
+    prepend(root, "src/controllers/mod.rs", "// pub mod zed;");
+    prepend(root, "src/controllers/mod.rs", "/* zed::CONTROLLER, */");
+    ok(&rsbuilder(
+        root,
+        &line("create api --group batch --version v2 --kind Zed"),
+    ));
+    assert!(has_line(root, "src/api/mod.rs", "batch::zed_crd()?,"));
+    assert!(has_line(root, "src/controllers/mod.rs", "pub mod zed;"));
+    assert!(has_line(root, "src/controllers/mod.rs", "zed::CONTROLLER,"));
+}
+
+#[test]
+fn a_version_listed_only_in_a_comment_is_listed_again() {
+    // A new version below the storage version goes above the next higher one, found by
+    // its line: the line inside a comment is not it.
+    let dir = project_v1();
+    let root = dir.path();
+    let group = "src/api/batch/mod.rs";
+    let text = read(root, group).replace(
+        "    let versions = vec![\n",
+        "    /*\n        v1::cron_job::CronJob::crd(),\n        v1beta2::cron_job::CronJob::crd(),\n    */\n    let versions = vec![\n",
+    );
+    fs::write(root.join(group), text).unwrap();
+    ok(&rsbuilder(
+        root,
+        &line("create api --group batch --version v1beta2 --kind CronJob"),
+    ));
+    let text = read(root, group);
+    let listed = text.find("    let versions = vec![").unwrap();
+    assert!(
+        text[listed..].contains(
+            "v1beta1::cron_job::CronJob::crd(),\n        v1beta2::cron_job::CronJob::crd(),\n        v1::cron_job::CronJob::crd(),"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_marker_inside_a_comment_or_a_string_is_refused_at_its_line() {
+    let marker = "// +rsbuilder:scaffold:controller-modules";
+    for (how, hidden) in [
+        ("block comment", format!("/*\n{marker}\n*/")),
+        ("nested block comment", format!("/* /* */\n{marker}\n*/")),
+        ("doc comment", format!("/{marker}")),
+        ("string", format!("const S: &str = \"\n{marker}\n\";")),
+        (
+            "raw string",
+            format!("const S: &str = r#\"\n{marker}\n\"#;"),
+        ),
+    ] {
+        let dir = project_v1();
+        let root = dir.path();
+        let file = "src/controllers/mod.rs";
+        let text = read(root, file);
+        let at = text.lines().position(|l| l == marker).unwrap();
+        let line_no = at
+            + 1
+            + hidden
+                .lines()
+                .position(|l| l.contains("+rsbuilder"))
+                .unwrap();
+        fs::write(root.join(file), text.replacen(marker, &hidden, 1)).unwrap();
+        let err = refused(
+            root,
+            &line("create api --group batch --version v2 --kind Zed"),
+        );
+        assert!(
+            err.contains(&format!("{file}:{line_no}:")) && err.contains("controller-modules"),
+            "{how}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_chain_of_thousands_of_types_is_refused_quickly() {
+    let types = (0..3000).map(|i| {
+        format!("#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct A{i} {{ pub a: Option<A{}> }}\n", i + 1)
+    });
+    let last = "#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct A3000;\n";
+    let err = refused_quickly("pub a: A0", types.chain([last.to_string()]));
+    assert!(err.contains("nested more than 64 types deep"), "{err}");
+}
+
+#[test]
+fn a_lattice_of_types_that_doubles_at_every_level_is_refused_quickly() {
+    // Each level uses the next twice: kube-derive would inline 2^40 structs, in the schema
+    // and again in the default.
+    let types = (0..40).map(|i| {
+        format!("#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]\npub struct L{i} {{ pub left: L{n}, pub right: L{n} }}\n", n = i + 1)
+    });
+    let last = "#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]\npub struct L40 { pub v: u8 }\n";
+    let err = refused_quickly(
+        "#[serde(default)]\n    pub a: L0",
+        types.chain([last.to_string()]),
+    );
+    assert!(
+        err.contains("more than 10000 struct or enum instances"),
+        "{err}"
+    );
+}
+
+/// The refusal of `generate crds` for a kind whose spec field is `field`, followed by
+/// `types`; it must come within 30 seconds and name the file.
+fn refused_quickly(field: &str, types: impl Iterator<Item = String>) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = kind_source(r#"group = "a.example.com", version = "v1", kind = "Thing""#)
+        .replace("pub a: String", field);
+    text.extend(types);
+    fs::write(dir.path().join("types.rs"), text).unwrap();
+    let started = std::time::Instant::now();
+    let err = refused(dir.path(), GENERATE_TYPES);
+    assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+    assert!(err.contains("types.rs:"), "{err}");
+    err
+}
+
+/// A kind in `t.example.com` whose spec holds a chain of `n` structs; `derives` are added
+/// to each struct of the chain.
+fn chain(n: usize, derives: &str, field: &str) -> SourceFile {
+    let mut text = kind_source(r#"group = "t.example.com", version = "v1", kind = "Thing""#)
+        .replace("pub a: String", field);
+    for i in 0..n {
+        text.push_str(&format!(
+            "#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema{derives})]\npub struct A{i} {{ pub a: A{} }}\n",
+            i + 1
+        ));
+    }
+    text.push_str(&format!(
+        "#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema{derives})]\npub struct A{n} {{ pub b: String }}\n"
+    ));
+    SourceFile {
+        path: PathBuf::from("src/api/t/v1/thing.rs"),
+        text,
+    }
+}
+
+#[test]
+fn a_deep_chain_of_optional_structs_is_built_once_per_level() {
+    // kopium-style types nest `Option<Struct>` dozens deep; building the schema of each
+    // level twice (with and without its `Option`) would be 2^60 struct instances.
+    rsbuilder::syntax::with_big_stack(|| {
+        let mut source = chain(60, "", "pub a: Option<A0>");
+        for i in 1..=60 {
+            source.text = source.text.replace(
+                &format!("pub a: A{i} }}"),
+                &format!("pub a: Option<A{i}> }}"),
+            );
+        }
+        let started = std::time::Instant::now();
+        let out = generate(std::slice::from_ref(&source));
+        assert!(
+            out.is_ok(),
+            "{}",
+            out.err().map(|d| d.to_string()).unwrap_or_default()
+        );
+        assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+    })
+    .unwrap();
+}
+
+#[test]
+fn a_deep_chain_of_lists_of_optional_structs_is_built_once_per_level() {
+    // `Vec<Option<Struct>>` asks nothing of the `Option` but its schema: building the
+    // schema without the `Option` too would double the work at every level.
+    rsbuilder::syntax::with_big_stack(|| {
+        let mut source = chain(60, "", "pub a: Vec<Option<A0>>");
+        for i in 1..=60 {
+            source.text = source.text.replace(
+                &format!("pub a: A{i} }}"),
+                &format!("pub a: Vec<Option<A{i}>> }}"),
+            );
+        }
+        let started = std::time::Instant::now();
+        let out = generate(std::slice::from_ref(&source));
+        assert!(
+            out.is_ok(),
+            "{}",
+            out.err().map(|d| d.to_string()).unwrap_or_default()
+        );
+        assert!(started.elapsed().as_secs() < 30, "{:?}", started.elapsed());
+    })
+    .unwrap();
+}
+
+#[test]
+fn walks_over_the_types_of_the_sources_stop_at_a_depth() {
+    // On the stack every command runs on (a test thread's 2 MiB is not enough for 64
+    // nested types in a debug build).
+    rsbuilder::syntax::with_big_stack(walks_stop_at_a_depth).unwrap();
+}
+
+fn walks_stop_at_a_depth() {
+    // Within the limit, both walks go all the way down.
+    let shallow = chain(60, ", Default", "#[serde(default)]\n    pub a: A0");
+    assert!(generate(std::slice::from_ref(&shallow)).is_ok());
+    let sources = conversion::Sources::parse(std::slice::from_ref(&shallow)).unwrap();
+    conversion::sample_code(&sources, "t.example.com", "Thing", "v1", "kind", "", 0).unwrap();
+
+    // Derived defaults made of defaults, and conversion samples, stop at 64 structs.
+    let deep = chain(200, ", Default", "#[serde(default)]\n    pub a: A0");
+    let err = generate(std::slice::from_ref(&deep))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("nested more than 64"), "{err}");
+    let sources = conversion::Sources::parse(std::slice::from_ref(&deep)).unwrap();
+    let err = conversion::sample_code(&sources, "t.example.com", "Thing", "v1", "kind", "", 0)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("nested more than 64 types deep"), "{err}");
+    // Without `Default`, a field the other version lacks gets a default built by hand.
+    let deep = chain(200, "", "pub a: A0");
+    let sources = conversion::Sources::parse(std::slice::from_ref(&deep)).unwrap();
+    let err = conversion::sample_code(&sources, "t.example.com", "Thing", "v1", "kind", "", 0)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("nested more than 64 types deep"), "{err}");
+}
+
 // ---- item 11: PROJECT is validated on read ---------------------------------------------
 
 /// A project with CronJob v1 (stored) and v2, whose PROJECT then says what `edit` makes it say.
