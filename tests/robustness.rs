@@ -2,6 +2,8 @@
 //! source either accept it or say why not.
 
 mod common;
+#[path = "robustness/markers.rs"]
+mod markers;
 
 use std::path::PathBuf;
 
