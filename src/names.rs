@@ -229,7 +229,7 @@ const BUILTIN_CRATES: &[&str] = &["std", "core", "alloc", "proc_macro", "test"];
 /// The project's crate name (its name in snake case), as `use <crate>::...` needs it: a
 /// Rust identifier that is no keyword, no built-in crate and none of its own dependencies.
 pub fn crate_name(project_name: &str, crate_name: &str, dependencies: &[String]) -> Result<()> {
-    let why = if syn::parse_str::<syn::Ident>(crate_name).is_err() {
+    let why = if crate::syntax::parse_str::<syn::Ident>(crate_name).is_err() {
         "a Rust keyword or not a Rust identifier"
     } else if BUILTIN_CRATES.contains(&crate_name) {
         "a crate of Rust's own"

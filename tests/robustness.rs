@@ -3,6 +3,8 @@
 #![allow(clippy::disallowed_methods)] // reads rsbuilder's and the tools' own YAML output
 
 mod common;
+#[path = "robustness/markers.rs"]
+mod markers;
 #[path = "robustness/yaml.rs"]
 mod yaml;
 

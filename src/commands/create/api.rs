@@ -27,7 +27,7 @@ use crate::names;
 use crate::project::{self, Project, Resource};
 use crate::rbac;
 use crate::scaffold::{
-    Change, DiskTree, ListEntries, Plan, Renderer, Tree, insert_before_marker, kind_clash,
+    Change, DiskTree, ListEntries, Plan, Renderer, Tree, kind_clash, rust_markers,
 };
 
 #[derive(Debug, Args)]
@@ -241,7 +241,7 @@ pub fn plan(
     names::version(&args.version)?;
     names::kind(&args.kind)?;
     let kind_snake = args.kind.to_snake_case();
-    if syn::parse_str::<syn::Ident>(&kind_snake).is_err() {
+    if crate::syntax::parse_str::<syn::Ident>(&kind_snake).is_err() {
         bail!(
             "invalid kind {:?}: its Rust module would be `{kind_snake}`, a Rust keyword; choose another name, e.g. \"{}Resource\"",
             args.kind,
@@ -347,7 +347,7 @@ fn plan_resource(
             ctx.api_group
         )
     })?;
-    if syn::parse_str::<syn::Ident>(&ctx.group_mod).is_err() {
+    if crate::syntax::parse_str::<syn::Ident>(&ctx.group_mod).is_err() {
         bail!(
             "invalid group {:?}: its Rust module would be `{}`, not a Rust identifier (a keyword, or starting with a digit); choose another group",
             args.group,
@@ -646,16 +646,16 @@ fn plan_modules(
                 let marker = format!("{}-versions", ctx.kind_snake);
                 let anchor = next_higher
                     .map(|r| format!("{}::{}::{}::crd(),", r.version, ctx.kind_snake, ctx.kind));
-                let listed = text.lines().any(|l| l.trim() == version_line);
-                let inserted = anchor
-                    .filter(|_| !listed)
-                    .and_then(|a| insert_before_line(&text, &a, &version_line));
-                match inserted {
-                    Some(inserted) => {
-                        let with_mod = insert_before_marker(&inserted, "versions", &version_mod)
-                            .map_err(|e| anyhow!("{group_path}: {e}"))?
-                            .unwrap_or(inserted);
-                        plan.generate(&group_path, with_mod);
+                match anchor {
+                    Some(anchor) => {
+                        // Above the next higher version, where the marker's list has it.
+                        let path = Path::new(&group_path);
+                        let add = |text: &str, marker: &str, fragment: &str, before| {
+                            rust_markers::insert(path, text, marker, fragment, before)
+                                .map(|new| new.unwrap_or_else(|| text.to_string()))
+                        };
+                        let listed = add(&text, &marker, &version_line, Some(anchor.as_str()))?;
+                        plan.generate(&group_path, add(&listed, "versions", &version_mod, None)?);
                     }
                     None => {
                         plan.insert(&group_path, "versions", version_mod);
@@ -685,23 +685,6 @@ fn plan_modules(
         );
     }
     Ok(())
-}
-
-/// Inserts `line` above the line whose trimmed text is `anchor`, with its indentation.
-fn insert_before_line(text: &str, anchor: &str, line: &str) -> Option<String> {
-    let mut offset = 0;
-    for l in text.split_inclusive('\n') {
-        if l.trim() == anchor {
-            let indent: String = l.chars().take_while(|c| *c == ' ' || *c == '\t').collect();
-            return Some(format!(
-                "{}{indent}{line}\n{}",
-                &text[..offset],
-                &text[offset..]
-            ));
-        }
-        offset += l.len();
-    }
-    None
 }
 
 /// The existing version with the highest Kubernetes priority.
@@ -1089,15 +1072,5 @@ mod tests {
         assert_eq!(shortname("Database"), "dtb");
         assert_eq!(shortname("A"), "a");
         assert_eq!(shortname("HTTPRoute"), "httpr");
-    }
-
-    #[test]
-    fn lines_go_above_their_anchor() {
-        let text = "    let v = vec![\n        v1::k::K::crd(),\n        // +m\n";
-        assert_eq!(
-            insert_before_line(text, "v1::k::K::crd(),", "v1beta1::k::K::crd(),").unwrap(),
-            "    let v = vec![\n        v1beta1::k::K::crd(),\n        v1::k::K::crd(),\n        // +m\n"
-        );
-        assert_eq!(insert_before_line(text, "missing", "x"), None);
     }
 }
