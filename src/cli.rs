@@ -117,11 +117,13 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
+            let printed = e.print().is_ok();
             return if e.use_stderr() {
                 ExitCode::from(2)
-            } else {
+            } else if printed {
                 ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE // --help or --version into a full stdout
             };
         }
     };
@@ -133,12 +135,20 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         ))
     });
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        // The command did its work, but what it had to say was lost: a script reading
+        // its output must not take it for complete.
+        Ok(()) => match crate::console::failure() {
+            None => ExitCode::SUCCESS,
+            Some(stream) => {
+                crate::errln!("error: cannot write to {stream}; the command itself completed");
+                ExitCode::FAILURE
+            }
+        },
         Err(e) => {
             if out.verbose {
-                eprintln!("error: {e:#}");
+                crate::errln!("error: {e:#}");
             } else {
-                eprintln!("error: {e}");
+                crate::errln!("error: {e}");
             }
             ExitCode::FAILURE
         }
@@ -175,12 +185,10 @@ pub fn execute(command: Command, global: &Global) -> anyhow::Result<()> {
         Command::Alpha(command) => commands::alpha::run(global, command),
         Command::Envtest(command) => commands::envtest::run(command),
         Command::Completion { shell } => {
-            clap_complete::generate(
-                shell,
-                &mut Cli::command(),
-                "rsbuilder",
-                &mut std::io::stdout(),
-            );
+            // Into memory first: clap_complete panics when its writer fails.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "rsbuilder", &mut script);
+            crate::console::out_bytes(&script);
             Ok(())
         }
         Command::Version => {

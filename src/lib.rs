@@ -1,7 +1,12 @@
 //! rsbuilder: scaffold and grow kube-rs operators. See ARCHITECTURE.md for the map.
 
+// println! and friends panic when stdout or stderr cannot be written; output goes through
+// `console` (outln!, errln!), which exits 1 instead. Tests may print as they like.
+#![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]
+
 pub mod cli;
 pub mod commands;
+pub mod console;
 pub mod crd;
 pub mod envtest;
 pub mod errors;

@@ -73,7 +73,7 @@ pub fn acquire(dir: &Path, access: Access, quiet: bool) -> Result<Guard> {
             Ok(()) => break,
             Err(TryLockError::WouldBlock) => {
                 if !said && !quiet {
-                    eprintln!(
+                    crate::errln!(
                         "waiting for another rsbuilder command in {} to finish...",
                         dir.display()
                     );
@@ -91,7 +91,7 @@ pub fn acquire(dir: &Path, access: Access, quiet: bool) -> Result<Guard> {
             }
             Err(TryLockError::Error(e)) => {
                 if !quiet {
-                    eprintln!(
+                    crate::errln!(
                         "warning: cannot lock {} ({e}); an rsbuilder command running at the same time could overwrite this one's changes",
                         dir.display()
                     );

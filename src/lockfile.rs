@@ -39,7 +39,7 @@ pub fn write(global: &Global, dir: &Path) {
         Ok(out) => {
             let stderr = String::from_utf8_lossy(&out.stderr);
             if global.out.verbose {
-                eprint!("{stderr}");
+                crate::err!("{stderr}");
             }
             stderr
                 .lines()
@@ -50,7 +50,7 @@ pub fn write(global: &Global, dir: &Path) {
         Err(e) => format!("cannot run cargo: {e}"),
     };
     let command = format!("cargo {}", args.join(" "));
-    eprintln!(
+    crate::errln!(
         "warning: Cargo.lock not {verb}d, `{command}` failed ({reason}); run `{command}` \
          once crates.io is reachable, and commit Cargo.lock: the image builds from it"
     );

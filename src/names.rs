@@ -12,6 +12,8 @@
 
 use anyhow::{Result, bail};
 
+pub mod clash;
+
 const MAX_LABEL: usize = 63;
 const MAX_SUBDOMAIN: usize = 253;
 /// A kind's list kind, `<Kind>List`, must fit in a label too.
@@ -227,7 +229,7 @@ const BUILTIN_CRATES: &[&str] = &["std", "core", "alloc", "proc_macro", "test"];
 /// The project's crate name (its name in snake case), as `use <crate>::...` needs it: a
 /// Rust identifier that is no keyword, no built-in crate and none of its own dependencies.
 pub fn crate_name(project_name: &str, crate_name: &str, dependencies: &[String]) -> Result<()> {
-    let why = if syn::parse_str::<syn::Ident>(crate_name).is_err() {
+    let why = if crate::syntax::parse_str::<syn::Ident>(crate_name).is_err() {
         "a Rust keyword or not a Rust identifier"
     } else if BUILTIN_CRATES.contains(&crate_name) {
         "a crate of Rust's own"
@@ -266,6 +268,107 @@ pub fn kind(value: &str) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// A printer column's `type` and `format`, as the API server accepts them
+/// (apiextensions-apiserver's `printerColumnDatatypes` and
+/// `customResourceColumnDefinitionFormats`); kube-derive writes any string.
+pub fn printer_column(type_: &str, format: Option<&str>) -> Result<()> {
+    const TYPES: &[&str] = &["integer", "number", "string", "boolean", "date"];
+    const FORMATS: &[&str] = &[
+        "int32",
+        "int64",
+        "float",
+        "double",
+        "byte",
+        "date",
+        "date-time",
+        "password",
+    ];
+    let quoted = |list: &[&str]| {
+        let all: Vec<String> = list.iter().map(|t| format!("{t:?}")).collect();
+        let (last, rest) = all.split_last().expect("a list");
+        format!("{} and {last}", rest.join(", "))
+    };
+    if !TYPES.contains(&type_) {
+        let hint = if matches!(type_, "float" | "double") {
+            " (for a float, type \"number\" with format \"float\" or \"double\")"
+        } else {
+            ""
+        };
+        bail!(
+            "invalid printer column type {type_:?}: the API server accepts only {}{hint}",
+            quoted(TYPES)
+        );
+    }
+    if let Some(format) = format.filter(|f| !f.is_empty() && !FORMATS.contains(f)) {
+        bail!(
+            "invalid printer column format {format:?}: the API server accepts only {}",
+            quoted(FORMATS)
+        );
+    }
+    Ok(())
+}
+
+/// A selectable field's JSON path: the API server takes only a path that starts with `.`
+/// (`.spec.name`); kube-derive writes what it is given.
+pub fn selectable_field(value: &str) -> Result<()> {
+    if !value.starts_with('.') {
+        bail!(
+            "invalid selectable field {value:?}: the API server needs a JSON path that starts \
+             with '.', e.g. {:?}",
+            format!(".{value}")
+        );
+    }
+    Ok(())
+}
+
+/// A label key: a qualified name, `[prefix/]name` (apimachinery's `IsQualifiedName`).
+pub fn label_key(value: &str) -> Result<()> {
+    if !is_qualified_name(value) {
+        bail!(
+            "invalid label key {value:?}: it must be a qualified name (an optional DNS \
+             subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', \
+             starting and ending with a letter or digit)"
+        );
+    }
+    Ok(())
+}
+
+/// A label value (apimachinery's `IsValidLabelValue`).
+pub fn label_value(value: &str) -> Result<()> {
+    if !is_label_value(value) {
+        bail!(
+            "invalid label value {value:?}: at most 63 letters, digits, '-', '_' or '.', \
+             starting and ending with a letter or digit (or empty)"
+        );
+    }
+    Ok(())
+}
+
+/// `[prefix/]name`: an optional DNS-1123 subdomain prefix, and a name of at most 63
+/// alphanumerics, '-', '_' and '.' that starts and ends with an alphanumeric.
+pub fn is_qualified_name(s: &str) -> bool {
+    let (prefix, name) = match s.split_once('/') {
+        Some((p, n)) => (Some(p), n),
+        None => (None, s),
+    };
+    prefix.is_none_or(|p| {
+        !p.is_empty() && p.len() <= MAX_SUBDOMAIN && p.split('.').all(is_dns1123_label)
+    }) && !name.is_empty()
+        && is_label_value(name)
+}
+
+/// A label value: empty, or at most 63 alphanumerics, '-', '_' and '.' that starts and
+/// ends with an alphanumeric.
+pub fn is_label_value(s: &str) -> bool {
+    s.len() <= MAX_LABEL
+        && (s.is_empty()
+            || (s
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
+                && s.as_bytes()[0].is_ascii_alphanumeric()
+                && s.as_bytes()[s.len() - 1].is_ascii_alphanumeric()))
 }
 
 #[cfg(test)]

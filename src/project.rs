@@ -228,7 +228,7 @@ impl Project {
 
     /// A PROJECT file's contents, validated.
     pub fn parse(text: &str) -> Result<Self> {
-        let project: Self = serde_yaml::from_str(text)?;
+        let project: Self = crate::yaml::read::from_str(text)?;
         project.validate()?;
         Ok(project)
     }
@@ -305,7 +305,7 @@ mod tests {
         let yaml = p.to_yaml();
         assert!(yaml.contains("projectName: guestbook"), "{yaml}");
         assert!(yaml.contains("webhookCerts: self"), "{yaml}");
-        assert_eq!(serde_yaml::from_str::<Project>(&yaml).unwrap(), p);
+        assert_eq!(crate::yaml::read::from_str::<Project>(&yaml).unwrap(), p);
     }
 
     fn external(path: &str, crd: &str) -> Project {

@@ -251,6 +251,23 @@ pub fn render(rules: &[Rule], namespaced: bool) -> String {
     format!("{HEADER}{yaml}")
 }
 
+/// Whether `text` is a role as [`render`] writes it (header, `rbac.authorization.k8s.io/v1`
+/// Role or ClusterRole): what `generate rbac --output` may rewrite without `--force`.
+pub fn is_generated_role(text: &str) -> bool {
+    let Some(body) = text.strip_prefix(HEADER) else {
+        return false;
+    };
+    let Ok(doc) = crate::yaml::read::from_str::<serde_yaml::Value>(body) else {
+        return false;
+    };
+    doc.get("apiVersion").and_then(serde_yaml::Value::as_str)
+        == Some("rbac.authorization.k8s.io/v1")
+        && matches!(
+            doc.get("kind").and_then(serde_yaml::Value::as_str),
+            Some("Role" | "ClusterRole")
+        )
+}
+
 /// Collects, merges and renders in one step.
 pub fn role_yaml(sources: &[SourceFile], namespaced: bool) -> Result<String> {
     Ok(render(&rules(&collect(sources)?), namespaced))

@@ -10,6 +10,11 @@
 //! - every command runs on a thread with a [`STACK_SIZE`] stack ([`with_big_stack`]),
 //!   sized for the worst input the check lets through, in a debug build, with room to spare.
 //!
+//! This module is the only one that hands text to syn's parsers: `clippy.toml` forbids
+//! `syn::parse_file`, `syn::parse_str`, `syn::parse2` and `LitStr::parse` everywhere else,
+//! so no reader can skip the check. Tokens taken out of an already parsed file (an
+//! attribute's arguments, a macro's body) were checked with their file.
+//!
 //! The bound is a cost per token, summed along the nesting: what syn parses by recursion
 //! (a bracket group, `<`, a prefix operator such as `&`, `*`, `!`, `-` or `|`, `=`, and
 //! keywords that take an expression or a type: `return`, `fn`, `dyn`, `impl`, ...) costs
@@ -54,6 +59,7 @@ const NOT_OPERANDS: &[&str] = &[
 ];
 
 /// `syn::parse_file`, after [`check_nesting`].
+#[allow(clippy::disallowed_methods)] // the checked entry point
 pub fn parse_file(text: &str) -> syn::Result<syn::File> {
     // Like syn::parse_file: skip a byte order mark and a `#!` line that is not an inner
     // attribute (keeping its newline, so lines keep their numbers). Lexed once, for the
@@ -63,13 +69,27 @@ pub fn parse_file(text: &str) -> syn::Result<syn::File> {
         Some(rest) if !rest.starts_with('[') => rest.find('\n').map_or("", |i| &rest[i..]),
         _ => body,
     };
-    let tokens = TokenStream::from_str(body)?;
+    syn::parse2(tokens(body)?)
+}
+
+/// `syn::parse_str::<T>(text)`, after [`check_nesting`]: Rust that is not a whole file
+/// (a type path, an identifier), from wherever it came.
+#[allow(clippy::disallowed_methods)] // the checked entry point
+pub fn parse_str<T: Parse>(text: &str) -> syn::Result<T> {
+    syn::parse2(tokens(text)?)
+}
+
+/// The tokens of `text` (comments dropped, doc comments as `#[doc]` attributes), after
+/// [`check_nesting`], for readers that need no more than tokens. Lexed once.
+pub fn tokens(text: &str) -> syn::Result<TokenStream> {
+    let tokens = TokenStream::from_str(text)?;
     check_nesting(tokens.clone())?;
-    syn::parse2(tokens)
+    Ok(tokens)
 }
 
 /// `lit.parse::<T>()` (Rust written inside a string literal), after [`check_nesting`];
 /// a refusal points at the literal.
+#[allow(clippy::disallowed_methods)] // the checked entry point
 pub fn parse_lit<T: Parse>(lit: &LitStr) -> syn::Result<T> {
     if let Ok(tokens) = TokenStream::from_str(&lit.value()) {
         check_nesting(tokens).map_err(|e| syn::Error::new(lit.span(), e))?;
@@ -220,6 +240,7 @@ pub fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> std::io::Result<
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // building literals to test with
 mod tests {
     use super::*;
 

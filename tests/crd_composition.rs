@@ -8,6 +8,7 @@
 //! random combinations of the supported constructs against kube-derive without compiling
 //! each one (which takes a minute per case). Crate cases (with a Cargo.toml) and `no_spec`
 //! kinds are left out: their layout is not one spec struct in one file.
+#![allow(clippy::disallowed_methods)] // reads rsbuilder's and the tools' own YAML output
 
 use std::path::{Path, PathBuf};
 
@@ -48,7 +49,7 @@ fn specs() -> Vec<Spec> {
             .collect();
         expected.sort_by(|a, b| a.0.cmp(&b.0));
         for (i, src) in sources.iter().enumerate() {
-            let file = syn::parse_file(&src.text).expect("case parses");
+            let file = rsbuilder::syntax::parse_file(&src.text).expect("case parses");
             for item in &file.items {
                 let syn::Item::Struct(s) = item else { continue };
                 let is_kind = s.attrs.iter().any(|a| {
@@ -80,7 +81,7 @@ fn specs() -> Vec<Spec> {
 /// flattened fields always stay, their properties are not theirs alone.
 fn cut(spec: &Spec, keep: &[usize]) -> Vec<SourceFile> {
     let mut sources = spec.sources.clone();
-    let mut file = syn::parse_file(&sources[spec.file].text).expect("parses");
+    let mut file = rsbuilder::syntax::parse_file(&sources[spec.file].text).expect("parses");
     for item in &mut file.items {
         let syn::Item::Struct(s) = item else { continue };
         if s.ident != spec.name {

@@ -325,7 +325,7 @@ fn a_kind_or_type_under_an_undecided_cfg_is_refused() {
 #[test]
 fn macros_that_could_define_a_kind_are_warned_about() {
     let body = format!(
-        "{}macro_rules! plain {{ () => {{}} }}\nmacro_rules! kinds {{ () => {{ #[derive(CustomResource)] struct S; }} }}\nplain!();\nkinds!();\nmy_crate::define_kind!(Foo);\ninclude!(\"generated.rs\");\nthread_local! {{ static X: u8 = 0; }}\n",
+        "{}macro_rules! plain {{ () => {{}} }}\nplain!();\nmy_crate::define_kind!(Foo);\ninclude!(\"generated.rs\");\nthread_local! {{ static X: u8 = 0; }}\n",
         kind("", "    pub a: u8,")
     );
     let out = rsbuilder::crd::generate_in(&rsbuilder::crd::Crate::default(), &[src("t.rs", &body)])
@@ -334,9 +334,8 @@ fn macros_that_could_define_a_kind_are_warned_about() {
     assert_eq!(
         warnings,
         [
-            "src/api/t.rs:12:1: warning: macro `kinds!` is not expanded by `generate crds`: a custom resource it defines is missed (use --exact)",
-            "src/api/t.rs:13:1: warning: macro `define_kind!` is not expanded by `generate crds`: a custom resource it defines is missed (use --exact)",
-            "src/api/t.rs:14:1: warning: `include!` is not read by `generate crds`: a custom resource in the included file is missed (use --exact)",
+            "src/api/t.rs:11:1: warning: macro `define_kind!` is not expanded by `generate crds`: a custom resource it defines is missed (use --exact)",
+            "src/api/t.rs:12:1: warning: `include!` is not read by `generate crds`: a custom resource in the included file is missed (use --exact)",
         ]
     );
 }
@@ -535,4 +534,243 @@ fn garde_attributes_do_not_reach_schemars_through_kube_schema() {
         json_schema.contains("maxLength: 9") && json_schema.contains("pattern: ^a"),
         "{json_schema}"
     );
+}
+
+/// A crate of `files` (`src/lib.rs` declares the others), as `generate crds` reads it.
+fn crate_files(files: &[(&str, &str)]) -> Vec<SourceFile> {
+    files
+        .iter()
+        .map(|(path, text)| SourceFile {
+            path: PathBuf::from(path),
+            text: text.to_string(),
+        })
+        .collect()
+}
+
+const TYPES: &str =
+    "use kube::CustomResource;\nuse schemars::JsonSchema;\nuse serde::{Deserialize, Serialize};\n";
+
+/// The file of a refusal is the file its span belongs to, wherever the construct is
+/// found: a default function, a const, a `schema_with` function, a path dependency.
+#[test]
+fn a_refusal_names_the_file_of_its_span_for_a_default_function_in_another_file() {
+    let files = crate_files(&[
+        ("src/lib.rs", "pub mod defaults;\npub mod types;\n"),
+        (
+            "src/types.rs",
+            &format!(
+                "{TYPES}#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n\
+                 #[kube(group = \"t.example.com\", version = \"v1\", kind = \"Thing\")]\n\
+                 pub struct ThingSpec {{\n    #[serde(default = \"crate::defaults::opts\")]\n    pub opts: Opts,\n}}\n\
+                 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct Opts {{ pub a: u8 }}\n"
+            ),
+        ),
+        (
+            "src/defaults.rs",
+            "use crate::types::Opts;\n\npub fn opts() -> Opts {\n    Opts {\n        a: 1 + 2,\n    }\n}\n",
+        ),
+    ]);
+    let got = diags(&files);
+    assert_eq!(
+        got,
+        [
+            "src/defaults.rs:4:5: this default cannot be generated statically: it is not a literal value rsbuilder can evaluate; use --exact"
+        ]
+    );
+}
+
+#[test]
+fn a_refusal_names_the_file_of_its_span_for_a_const_in_another_file() {
+    let files = crate_files(&[
+        ("src/lib.rs", "pub mod limits;\npub mod types;\n"),
+        (
+            "src/types.rs",
+            &format!(
+                "{TYPES}#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n\
+                 #[kube(group = \"t.example.com\", version = \"v1\", kind = \"Thing\")]\n\
+                 pub struct ThingSpec {{\n    #[validate(length(max = crate::limits::MAX))]\n    pub name: String,\n}}\n"
+            ),
+        ),
+        ("src/limits.rs", "\n\npub const MAX: u64 = 3 * 4;\n"),
+    ]);
+    let got = diags(&files);
+    // The bound is written in types.rs; what cannot be evaluated is there too.
+    assert!(
+        got.iter().all(|d| d.starts_with("src/types.rs:7:")),
+        "{got:#?}"
+    );
+}
+
+#[test]
+fn a_refusal_names_the_file_of_its_span_for_a_schema_with_function_in_another_file() {
+    let files = crate_files(&[
+        ("src/lib.rs", "pub mod schemas;\npub mod types;\n"),
+        (
+            "src/types.rs",
+            &format!(
+                "{TYPES}#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n\
+                 #[kube(group = \"t.example.com\", version = \"v1\", kind = \"Thing\")]\n\
+                 pub struct ThingSpec {{\n    pub labels: crate::schemas::Labels,\n}}\n"
+            ),
+        ),
+        (
+            "src/schemas.rs",
+            "use schemars::JsonSchema;\n\n#[derive(JsonSchema)]\n#[schemars(schema_with = \"computed\")]\npub struct Labels(u8);\n\nfn computed(g: &mut schemars::SchemaGenerator) -> schemars::Schema {\n    g.subschema_for::<u8>()\n}\n",
+        ),
+    ]);
+    let got = diags(&files);
+    assert!(
+        got.iter().all(|d| d.starts_with("src/schemas.rs:4:")),
+        "{got:#?}"
+    );
+}
+
+#[test]
+fn a_refusal_names_the_file_of_its_span_for_a_path_dependency() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let write = |path: &str, text: &str| {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "Cargo.toml",
+        "[package]\nname = \"op\"\nversion = \"0.1.0\"\n\n[dependencies]\napi = { path = \"api\" }\n",
+    );
+    write(
+        "api/Cargo.toml",
+        "[package]\nname = \"api\"\nversion = \"0.1.0\"\n",
+    );
+    write(
+        "api/src/lib.rs",
+        "use schemars::JsonSchema;\nuse serde::{Deserialize, Serialize};\n\n#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct Opts {\n    #[serde(default = \"computed\")]\n    pub a: u8,\n}\n\nfn computed() -> u8 {\n    let x = 2;\n    x\n}\n",
+    );
+    let types = format!(
+        "{TYPES}#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n\
+         #[kube(group = \"t.example.com\", version = \"v1\", kind = \"Thing\")]\n\
+         pub struct ThingSpec {{\n    pub opts: api::Opts,\n}}\n"
+    );
+    write("src/lib.rs", &types);
+    let krate = rsbuilder::crd::Crate::read(&root.join("Cargo.toml"), &[]).expect("manifest");
+    let files = crate_files(&[("src/lib.rs", &types)]);
+    let got: Vec<String> = match rsbuilder::crd::generate_in(&krate, &files) {
+        Ok(out) => panic!("expected diagnostics, got {:?}", out.output.keys()),
+        Err(d) => d.iter().map(ToString::to_string).collect(),
+    };
+    assert!(
+        got.iter()
+            .all(|d| d.contains("api/src/lib.rs:6:") && !d.starts_with("src/")),
+        "{got:#?}"
+    );
+}
+
+/// A kind `generate crds` cannot see is refused, never silently missing from the output.
+#[test]
+fn a_macro_rules_that_defines_a_kind_is_refused() {
+    let body = format!(
+        "macro_rules! kinds {{\n    ($name:ident) => {{\n        #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n        #[kube(group = \"t.example.com\", version = \"v1\", kind = \"Other\")]\n        pub struct $name {{ pub a: u8 }}\n    }};\n}}\nkinds!(OtherSpec);\n{}",
+        kind("", "    pub a: u8,")
+    );
+    assert_eq!(
+        diags(&[src("t.rs", &body)]),
+        [
+            "src/api/t.rs:4:1: macro `kinds!` cannot be generated statically: its body derives `CustomResource`, and `generate crds` does not expand macros (the custom resources it defines would be missing); define the kind outside the macro, or use --exact"
+        ]
+    );
+}
+
+#[test]
+fn an_include_of_a_file_that_defines_a_kind_is_refused() {
+    let files = crate_files(&[
+        ("src/lib.rs", "pub mod api;\n"),
+        ("src/api/mod.rs", "\ninclude!(\"thing.rs\");\n"),
+        (
+            "src/api/thing.rs",
+            &format!("{HEAD}{}", kind("", "    pub a: u8,")),
+        ),
+    ]);
+    let got = diags(&files);
+    assert_eq!(
+        got,
+        [
+            "src/api/mod.rs:2:1: `include!(\"thing.rs\")` cannot be generated statically: src/api/thing.rs derives `CustomResource`, and `generate crds` does not follow `include!` (the custom resources it defines would be missing); declare it as a module (`mod thing;`), or use --exact"
+        ]
+    );
+}
+
+#[test]
+fn a_kind_derived_through_an_alias_is_refused() {
+    let body = "use kube::CustomResource as Crd;\n#[derive(Crd, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n#[kube(group = \"t.example.com\", version = \"v1\", kind = \"Thing\")]\npub struct ThingSpec {\n    pub a: u8,\n}\n";
+    assert_eq!(
+        diags(&[src("t.rs", body)]),
+        [
+            "src/api/t.rs:7:12: struct `ThingSpec` cannot be generated statically: it has `#[kube(...)]` but no `#[derive(CustomResource)]` under that name (a derive through an alias, `use kube::CustomResource as ..`, is not followed); derive `CustomResource` by its own name, or use --exact"
+        ]
+    );
+}
+
+#[test]
+fn versions_of_one_kind_with_different_names_are_refused() {
+    let v = |version: &str, extra: &str| {
+        src(
+            &format!("{version}.rs"),
+            &format!(
+                "#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n\
+                 #[kube(group = \"t.example.com\", version = \"{version}\", kind = \"Thing\"{extra})]\n\
+                 pub struct ThingSpec {{\n    pub a: u8,\n}}\n"
+            ),
+        )
+    };
+    let got = diags(&[
+        v("v1", ", plural = \"things\""),
+        v("v2", ", plural = \"thingies\", storage = false"),
+    ]);
+    assert_eq!(
+        got,
+        [
+            "src/api/v2.rs:6:12: Thing.t.example.com version v2 has the plural \"thingies\" where version v1 (the storage version) has \"things\": all versions of a kind are served under one plural, and merge_crds would keep only the storage version's (kube's clients of this version would ask for the other); give every version the same plural"
+        ]
+    );
+}
+
+#[test]
+fn a_kube_key_given_twice_is_refused_as_darling_refuses_it() {
+    let body = "#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n#[kube(group = \"t.example.com\", version = \"v1\", kind = \"Thing\", version = \"v2\")]\npub struct ThingSpec {\n    pub a: u8,\n}\n";
+    assert_eq!(
+        diags(&[src("t.rs", body)]),
+        [
+            "src/api/t.rs:5:65: invalid #[kube] attribute: `version` is given twice in #[kube(...)]: kube-derive refuses a key given more than once (darling: \"Duplicate field `version`\"); keep one"
+        ]
+    );
+}
+
+/// Values kube-derive writes as they are and the API server rejects
+/// (`testdata/crds/refused/` shows the server's verdict on each).
+#[test]
+fn kube_values_the_api_server_rejects_are_refused() {
+    for (extra, expected) in [
+        (
+            ", printcolumn(name = \"R\", type_ = \"float\", json_path = \".spec.a\")",
+            "src/api/t.rs:5:65: invalid #[kube] attribute: invalid printer column type \"float\": the API server accepts only \"integer\", \"number\", \"string\", \"boolean\" and \"date\" (for a float, type \"number\" with format \"float\" or \"double\")",
+        ),
+        (
+            ", printcolumn = r#\"{\"name\": \"R\", \"type\": \"integer\", \"format\": \"uint8\", \"jsonPath\": \".spec.a\"}\"#",
+            "src/api/t.rs:5:65: invalid #[kube] attribute: invalid printer column format \"uint8\": the API server accepts only \"int32\", \"int64\", \"float\", \"double\", \"byte\", \"date\", \"date-time\" and \"password\"",
+        ),
+        (
+            ", selectable = \"spec.a\"",
+            "src/api/t.rs:5:78: invalid #[kube] attribute: invalid selectable field \"spec.a\": the API server needs a JSON path that starts with '.', e.g. \".spec.a\"",
+        ),
+        (
+            ", label(\"example.com/team/name\", \"core\")",
+            "src/api/t.rs:5:71: invalid #[kube] attribute: invalid label key \"example.com/team/name\": it must be a qualified name (an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit)",
+        ),
+        (
+            ", label(\"team\", \"core team\")",
+            "src/api/t.rs:5:79: invalid #[kube] attribute: invalid label value \"core team\": at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit (or empty)",
+        ),
+    ] {
+        check(&kind(extra, "    pub a: u8,"), expected);
+    }
 }

@@ -268,6 +268,23 @@ fn refused() -> Vec<(&'static str, String, &'static str)> {
             ),
             "user code",
         ),
+        (
+            "a macro_rules! whose body derives CustomResource",
+            kind(
+                "",
+                "    pub a: u8,",
+                "macro_rules! kinds { () => { #[derive(CustomResource)] #[kube(group = \"t.example.com\", version = \"v1\", kind = \"Other\")] struct OtherSpec {} } }\nkinds!();\n",
+            ),
+            "does not expand macros",
+        ),
+        (
+            "a CustomResource derive through an alias",
+            format!(
+                "use kube::CustomResource as Crd;\n{}",
+                kind("", "    pub a: u8,", "").replace("derive(CustomResource", "derive(Crd")
+            ),
+            "a derive through an alias",
+        ),
     ]
 }
 

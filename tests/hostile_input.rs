@@ -1,6 +1,7 @@
 //! Input a careless or hostile user gives rsbuilder (issue 10): every case is one clear
 //! error, exit 1, and the tree exactly as it was. The property tests over the same input
 //! spaces are in `robustness.rs`.
+#![allow(clippy::disallowed_methods)] // reads rsbuilder's and the tools' own YAML output
 
 mod common;
 
@@ -295,6 +296,191 @@ fn every_command_that_reads_rust_refuses_deep_nesting_without_aborting() {
             );
             assert!(!out.exists(), "alpha generate left {}", out.display());
         }
+    }
+}
+
+// ---- issue 21 item 1: deep nesting in every Rust file a command reads ------------------
+
+/// The inputs of issue 21: 50,000 nested generics, 100,000 nested parentheses and as many
+/// brackets, each a line appended to a file.
+fn deeper_sources() -> [(&'static str, String); 3] {
+    [
+        (
+            "generics",
+            format!(
+                "type T = {}u8{};\n",
+                "Vec<".repeat(50_000),
+                ">".repeat(50_000)
+            ),
+        ),
+        (
+            "parentheses",
+            format!(
+                "const X: u8 = {}1{};\n",
+                "(".repeat(100_000),
+                ")".repeat(100_000)
+            ),
+        ),
+        (
+            "brackets",
+            format!(
+                "const X: u8 = {}1{};\n",
+                "[".repeat(100_000),
+                "]".repeat(100_000)
+            ),
+        ),
+    ]
+}
+
+/// A copy of the golden project `project-v1`.
+fn project_v1() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&repo_root().join("testdata/project-v1"), dir.path());
+    dir
+}
+
+/// Each command that reads Rust, with the files of `project-v1` it reads (the
+/// registration files it inserts into, the types it generates from).
+const READERS: &[(&str, &[&str])] = &[
+    (
+        "create api --group batch --version v2 --kind Zed",
+        &[
+            "src/controllers/mod.rs",
+            "tests/envtest/main.rs",
+            "src/api/mod.rs",
+            "src/api/batch/mod.rs",
+        ],
+    ),
+    (
+        "create api --group apps --version v1 --kind Other",
+        &["src/controllers/mod.rs", "src/api/mod.rs"],
+    ),
+    (
+        "create webhook --group infra --version v1 --kind Tenant --defaulting",
+        &[
+            "src/webhooks/mod.rs",
+            "tests/envtest/main.rs",
+            "src/api/infra/v1/tenant.rs",
+        ],
+    ),
+    (
+        "create webhook --group batch --version v1alpha1 --kind CronJob --programmatic-validation",
+        &["src/webhooks/mod.rs", "src/api/batch/v1alpha1/cron_job.rs"],
+    ),
+    (
+        "generate crds",
+        &["src/api/mod.rs", "src/api/infra/v1/mod.rs"],
+    ),
+    ("generate manifests", &["src/api/batch/v1/cron_job.rs"]),
+];
+
+#[test]
+fn deep_nesting_in_any_file_a_command_reads_is_one_error_naming_it() {
+    for (name, deep) in deeper_sources() {
+        for (command, files) in READERS {
+            for file in *files {
+                let dir = project_v1();
+                let path = dir.path().join(file);
+                let text = fs::read_to_string(&path).unwrap();
+                fs::write(&path, format!("{text}\n{deep}")).unwrap();
+                let err = refused(dir.path(), &line(command));
+                assert!(
+                    err.contains(&format!("{file}:")) && err.contains("nests too deeply"),
+                    "{name} in {file}, `rsbuilder {command}`: {err}"
+                );
+            }
+        }
+    }
+}
+
+// ---- issue 21 item 2: registrations decided by the Rust, not the text ------------------
+
+/// Whether `line` stands in `file` of `dir` as code: a line of its own, not commented out.
+fn has_line(dir: &Path, file: &str, line: &str) -> bool {
+    read(dir, file).lines().any(|l| l.trim() == line)
+}
+
+/// Puts `line` above the first line of `file` in `dir`.
+fn prepend(dir: &Path, file: &str, line: &str) {
+    let text = read(dir, file);
+    fs::write(dir.join(file), format!("{line}\n{text}")).unwrap();
+}
+
+#[test]
+fn commented_out_registrations_do_not_count_as_registered() {
+    let dir = project_v1();
+    let root = dir.path();
+    prepend(root, "src/api/mod.rs", "//        batch::zed_crd()?,");
+    prepend(root, "src/controllers/mod.rs", "// pub mod zed;");
+    prepend(root, "src/controllers/mod.rs", "/* zed::CONTROLLER, */");
+    ok(&rsbuilder(
+        root,
+        &line("create api --group batch --version v2 --kind Zed"),
+    ));
+    assert!(has_line(root, "src/api/mod.rs", "batch::zed_crd()?,"));
+    assert!(has_line(root, "src/controllers/mod.rs", "pub mod zed;"));
+    assert!(has_line(root, "src/controllers/mod.rs", "zed::CONTROLLER,"));
+}
+
+#[test]
+fn a_version_listed_only_in_a_comment_is_listed_again() {
+    // A new version below the storage version goes above the next higher one, found by
+    // its line: the line inside a comment is not it.
+    let dir = project_v1();
+    let root = dir.path();
+    let group = "src/api/batch/mod.rs";
+    let text = read(root, group).replace(
+        "    let versions = vec![\n",
+        "    /*\n        v1::cron_job::CronJob::crd(),\n        v1beta2::cron_job::CronJob::crd(),\n    */\n    let versions = vec![\n",
+    );
+    fs::write(root.join(group), text).unwrap();
+    ok(&rsbuilder(
+        root,
+        &line("create api --group batch --version v1beta2 --kind CronJob"),
+    ));
+    let text = read(root, group);
+    let listed = text.find("    let versions = vec![").unwrap();
+    assert!(
+        text[listed..].contains(
+            "v1beta1::cron_job::CronJob::crd(),\n        v1beta2::cron_job::CronJob::crd(),\n        v1::cron_job::CronJob::crd(),"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_marker_inside_a_comment_or_a_string_is_refused_at_its_line() {
+    let marker = "// +rsbuilder:scaffold:controller-modules";
+    for (how, hidden) in [
+        ("block comment", format!("/*\n{marker}\n*/")),
+        ("nested block comment", format!("/* /* */\n{marker}\n*/")),
+        ("doc comment", format!("/{marker}")),
+        ("string", format!("const S: &str = \"\n{marker}\n\";")),
+        (
+            "raw string",
+            format!("const S: &str = r#\"\n{marker}\n\"#;"),
+        ),
+    ] {
+        let dir = project_v1();
+        let root = dir.path();
+        let file = "src/controllers/mod.rs";
+        let text = read(root, file);
+        let at = text.lines().position(|l| l == marker).unwrap();
+        let line_no = at
+            + 1
+            + hidden
+                .lines()
+                .position(|l| l.contains("+rsbuilder"))
+                .unwrap();
+        fs::write(root.join(file), text.replacen(marker, &hidden, 1)).unwrap();
+        let err = refused(
+            root,
+            &line("create api --group batch --version v2 --kind Zed"),
+        );
+        assert!(
+            err.contains(&format!("{file}:{line_no}:")) && err.contains("controller-modules"),
+            "{how}: {err}"
+        );
     }
 }
 

@@ -50,6 +50,22 @@ macro_rules! spec_rule {
     };
 }
 
+/// A second CRD of the batch group, beside CronJob's: `names` is its `spec.names`.
+macro_rules! batch_crd {
+    ($plural:literal, $names:literal) => {
+        Edit::Write(
+            concat!("config/crd/bases/batch.example.com_", $plural, ".yaml"),
+            concat!(
+                "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: ",
+                $plural,
+                ".batch.example.com\nspec:\n  group: batch.example.com\n  names:\n",
+                $names,
+                "  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n"
+            ),
+        )
+    };
+}
+
 /// `(rule, failing edits, passing edits)`.
 fn cases() -> Vec<(&'static str, Vec<Edit>, Vec<Edit>)> {
     vec![
@@ -240,6 +256,29 @@ fn cases() -> Vec<(&'static str, Vec<Edit>, Vec<Edit>)> {
             vec![Edit::Write(
                 "config/extra/pdb.yaml",
                 "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: x\n",
+            )],
+        ),
+        (
+            // What `create api --kind CronJobs` wrote: the singular is CronJob's plural.
+            "crd-name-clash",
+            vec![batch_crd!(
+                "cronjobses",
+                "    kind: CronJobs\n    plural: cronjobses\n    singular: cronjobs\n"
+            )],
+            vec![batch_crd!(
+                "sloops",
+                "    kind: Sloop\n    plural: sloops\n    singular: sloop\n"
+            )],
+        ),
+        (
+            "short-name-built-in",
+            vec![batch_crd!(
+                "sloops",
+                "    kind: Sloop\n    plural: sloops\n    shortNames:\n    - deploy\n    singular: sloop\n"
+            )],
+            vec![batch_crd!(
+                "sloops",
+                "    kind: Sloop\n    plural: sloops\n    shortNames:\n    - slp\n    singular: sloop\n"
             )],
         ),
         (

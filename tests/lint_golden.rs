@@ -76,17 +76,11 @@ const EDITS: &[Edit] = &[
         "    shortname = \"frg\",",
         "    shortname = \"frg\",\n    validation = (\"self.spec.fooo == 'x'\", \"a typo\"),\n    validation = (\"!has(self.spec.foo) || self.spec.foo.size() > 100\", \"foo is too short\"),\n    validation = (\"[self.spec.foo].sortBy(x, x).size() == 1\", \"sorted\"),\n    validation = (\"self.spec.foo.size() < 100 || self.spec.foo.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?[.])*example[.]com$|^([a-z0-9]([-a-z0-9]*[a-z0-9])?[.])*example[.]org$|^([a-z0-9]([-a-z0-9]*[a-z0-9])?[.])*example[.]net$')\", \"a host of ours\"),\n    selectable = \".status.conditions\",",
     ),
-    // printer-column-path (selectable-field is the line above), and printer-column: a
-    // type the API server does not know.
+    // printer-column-path (selectable-field is the line above).
     Edit::Replace(
         V1,
         "json_path = \".metadata.creationTimestamp\"",
         "json_path = \".spec.sped\"",
-    ),
-    Edit::Replace(
-        V1,
-        "type_ = \"string\",\n        json_path = \".status",
-        "type_ = \"float\",\n        json_path = \".status",
     ),
     // version-field-dropped (speed) and version-type-changed (crew).
     Edit::Replace(
@@ -119,6 +113,19 @@ const MANIFEST_EDITS: &[Edit] = &[
     Edit::Write(
         "config/samples/ship_v2_frigate.yaml",
         "apiVersion: ship.example.com/v2\nkind: Frigate\nmetadata:\n  name: frigate-v2\nspec: {}\n",
+    ),
+    // crd-name-clash and short-name-built-in: a kind named as Frigate's list kind, with
+    // Deployment's short name (what `generate crds` and `create api` now refuse or avoid).
+    Edit::Write(
+        "config/crd/bases/ship.example.com_frigatelists.yaml",
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: frigatelists.ship.example.com\nspec:\n  group: ship.example.com\n  names:\n    kind: FrigateList\n    plural: frigatelists\n    shortNames:\n    - deploy\n    singular: frigatelist\n  scope: Namespaced\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n",
+    ),
+    // printer-column: a type the API server does not know, in the CRD (`generate crds`
+    // refuses it in the source).
+    Edit::Replace(
+        "config/crd/bases/ship.example.com_frigates.yaml",
+        "      name: Ready\n      type: string\n    - jsonPath: .spec.sped",
+        "      name: Ready\n      type: float\n    - jsonPath: .spec.sped",
     ),
     // yaml-syntax.
     Edit::Write(

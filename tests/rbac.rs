@@ -149,3 +149,41 @@ fn paths_and_output_can_be_chosen() {
         "{role}"
     );
 }
+
+/// Issue 21 item 7: `--output` names a file the user owns (`src/main.rs`, `PROJECT`):
+/// refused without `--force`, the tree as it was; a role rsbuilder generated there before is
+/// rewritten as any generated file is.
+#[test]
+fn output_over_a_file_that_is_not_a_generated_role_needs_force() {
+    let dir = project(&[]);
+    for output in ["src/main.rs", "PROJECT", "Makefile"] {
+        let before = snapshot(dir.path());
+        let err = fails(
+            &rsbuilder(dir.path(), &["generate", "rbac", "--output", output]),
+            1,
+        );
+        assert!(err.contains(output) && err.contains("--force"), "{err}");
+        assert_eq!(
+            snapshot(dir.path()),
+            before,
+            "--output {output} changed the tree"
+        );
+    }
+    // A new file, then the same file again: a generated role, rewritten without --force.
+    ok(&rsbuilder(
+        dir.path(),
+        &["generate", "rbac", "--output", "out/role.yaml"],
+    ));
+    fs::write(dir.path().join("src/extra.rs"), MARKERS).unwrap();
+    ok(&rsbuilder(
+        dir.path(),
+        &["generate", "rbac", "--output", "out/role.yaml"],
+    ));
+    assert!(read(dir.path(), "out/role.yaml").contains("configmaps"));
+    // --force replaces the user's file, as the user asked.
+    ok(&rsbuilder(
+        dir.path(),
+        &["generate", "rbac", "--output", "Makefile", "--force"],
+    ));
+    assert!(read(dir.path(), "Makefile").contains("kind: ClusterRole"));
+}

@@ -1,7 +1,12 @@
 //! Arbitrary input never panics or aborts: the name validators and every reader of Rust
 //! source either accept it or say why not.
+#![allow(clippy::disallowed_methods)] // reads rsbuilder's and the tools' own YAML output
 
 mod common;
+#[path = "robustness/markers.rs"]
+mod markers;
+#[path = "robustness/yaml.rs"]
+mod yaml;
 
 use std::path::PathBuf;
 

@@ -5,6 +5,7 @@
 //! Slow (it compiles kube), so ignored by a plain `cargo test`; the full test command
 //! `cargo test -- --include-ignored` runs it. All projects share one target directory,
 //! `RSBUILDER_SAMPLES_TARGET` (default: `target/sample-projects/target`).
+#![allow(clippy::disallowed_methods)] // reads rsbuilder's and the tools' own YAML output
 
 mod common;
 

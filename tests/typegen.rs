@@ -136,7 +136,7 @@ fn keys_become_rust_names_without_clashes() {
             "    pub r#type: String,",
         ],
     );
-    syn::parse_file(&text).unwrap();
+    rsbuilder::syntax::parse_file(&text).unwrap();
 }
 
 #[test]
@@ -380,7 +380,7 @@ fn every_served_version_of_the_fixtures_is_rust_as_rustfmt_writes_it() {
             for v in crd.crd.spec.versions.iter().filter(|v| v.served) {
                 let generated =
                     typegen::rust_types(&crd.crd, &v.name, "", &["Fixture.".into()]).unwrap();
-                syn::parse_file(&generated.text).unwrap();
+                rsbuilder::syntax::parse_file(&generated.text).unwrap();
                 assert!(generated.untyped.is_empty(), "{:?}", generated.untyped);
                 files.push((format!("{}_{}.rs", crd.kind(), v.name), generated.text));
             }
@@ -506,7 +506,7 @@ fn random_schemas_give_rust_as_rustfmt_writes_it() {
         let status = schema().new_tree(&mut runner).unwrap().current();
         let root = json!({"type": "object", "properties": {"spec": spec, "status": status}});
         let generated = types_of(root.clone());
-        if let Err(e) = syn::parse_file(&generated.text) {
+        if let Err(e) = rsbuilder::syntax::parse_file(&generated.text) {
             panic!(
                 "not Rust ({e}) for the schema {root:#}:\n{}",
                 generated.text

@@ -669,3 +669,79 @@ fn fill_leaving(mount: &Path, pages: u64) {
         .set_len(keep)
         .unwrap();
 }
+
+// ---------------------------------------------------------------- issue 21, items 8 and 9
+
+/// A staging directory planted by someone else (or checked out of a repository) is not
+/// trusted: its journal undoes nothing, whatever it names.
+#[test]
+fn a_planted_journal_undoes_nothing() {
+    for (journal, old) in [
+        (
+            r#"{"files":[{"path":"src/main.rs","replaces":false}],"dirs":[]}"#,
+            None,
+        ),
+        (
+            r#"{"files":[{"path":"src/main.rs","replaces":true}],"dirs":[]}"#,
+            Some("fn main() { evil() }\n"),
+        ),
+        (r#"{"files":[],"dirs":["src"]}"#, None),
+    ] {
+        let sandbox = tempfile::tempdir().unwrap();
+        let dir = sandbox.path().join("p");
+        project_v1(&dir);
+        let planted = dir.join(".rsbuilder-txn.evil");
+        fs::create_dir(&planted).unwrap();
+        fs::write(planted.join("journal"), journal).unwrap();
+        if let Some(old) = old {
+            fs::write(planted.join("0.old"), old).unwrap();
+        }
+        let main = read(&dir, "src/main.rs");
+        let out = rsbuilder(&dir, &["generate", "manifests"]);
+        let err = stderr(&out);
+        assert!(!err.contains("undone"), "{journal}: {err}");
+        assert_eq!(read(&dir, "src/main.rs"), main, "{journal}: {err}");
+        assert!(dir.join("src").is_dir());
+        // Left for the user to look at, and said so.
+        assert!(planted.join("journal").exists(), "{journal}");
+        assert!(err.contains(".rsbuilder-txn.evil"), "{journal}: {err}");
+    }
+}
+
+/// A directory the write must create lies in a read-only bind mount (same filesystem, so
+/// the wall lets it through and `mkdir` fails with EROFS): the write fails, and the tree
+/// (staging directory included) is byte for byte as it was. Skips, saying so, where a bind
+/// mount is impossible (not root).
+#[test]
+fn a_read_only_directory_leaves_the_tree_as_it_was() {
+    let sandbox = tempfile::tempdir().unwrap();
+    let dir = sandbox.path().join("p");
+    project_v1(&dir);
+    let api = dir.join("src/api");
+    let mount = |args: &[&str]| {
+        Command::new("mount")
+            .args(args)
+            .arg(&api)
+            .arg(&api)
+            .output()
+            .map_err(|e| e.to_string())
+            .and_then(|out| {
+                out.status
+                    .success()
+                    .then_some(())
+                    .ok_or_else(|| String::from_utf8_lossy(&out.stderr).into_owned())
+            })
+    };
+    if let Err(why) = mount(&["--bind"]) {
+        eprintln!("SKIPPED a_read_only_directory_leaves_the_tree_as_it_was: {why}");
+        return;
+    }
+    let _unmount = Tmpfs(api.clone());
+    mount(&["-o", "remount,ro,bind"]).unwrap();
+    let before = entries(&dir);
+    let err = fails(&rsbuilder(&dir, SHIP), 1);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains("Read-only"), "{err}");
+    assert!(leftovers(&dir).is_empty(), "{:?}\n{err}", leftovers(&dir));
+    assert_same_entries(&entries(&dir), &before, "after the failed write");
+}

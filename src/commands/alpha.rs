@@ -326,7 +326,7 @@ fn copy_user_sources(input: &Path, output: &Path) -> Result<usize> {
                 continue;
             }
             if !to.exists() {
-                eprintln!(
+                crate::errln!(
                     "warning: {}/{} has no place in the new layout; copy it by hand and register its module",
                     dir,
                     rel.display()

@@ -93,7 +93,7 @@ fn use_version(args: UseArgs) -> Result<()> {
             }
         }
     };
-    println!("{}", render(&assets, args.print)?);
+    crate::outln!("{}", render(&assets, args.print)?);
     Ok(())
 }
 
@@ -172,13 +172,13 @@ fn list(args: &StoreArgs) -> Result<()> {
     let platform = Platform::current();
     let installed = store.installed(&platform);
     if installed.is_empty() {
-        println!(
+        crate::outln!(
             "no version installed in {}; `rsbuilder envtest use` installs {DEFAULT_VERSION}",
             store.root().display()
         );
     }
     for (version, dir) in installed {
-        println!("(installed)  v{version}  {platform}  {}", dir.display());
+        crate::outln!("(installed)  v{version}  {platform}  {}", dir.display());
     }
     Ok(())
 }

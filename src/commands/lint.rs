@@ -48,9 +48,9 @@ pub fn run(global: &Global, args: LintArgs) -> Result<()> {
     };
     let findings = lint::lint(&global.dir, &sources)?;
     match args.format {
-        Format::Json => print!("{}", report::json(&findings)),
+        Format::Json => crate::out!("{}", report::json(&findings)),
         Format::Human if findings.is_empty() && global.out.quiet => {}
-        Format::Human => print!("{}", report::human(&findings, global.out.colour)),
+        Format::Human => crate::out!("{}", report::human(&findings, global.out.colour)),
     }
     let counts = report::count(&findings);
     let failing = counts.errors
@@ -75,7 +75,7 @@ fn explain(id: &str) -> Result<()> {
                 Severity::Error => "error",
                 Severity::Warning => "warning",
             };
-            println!("{} ({level}): {}", rule.id, rule.summary);
+            crate::outln!("{} ({level}): {}", rule.id, rule.summary);
             Ok(())
         }
         None => {

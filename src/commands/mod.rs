@@ -46,7 +46,7 @@ pub fn hold(command: &Command, global: &Global) -> Result<Option<Guard>> {
     match access {
         Access::Write => {
             for message in tree.recover()? {
-                eprintln!("{message}");
+                crate::errln!("{message}");
             }
         }
         Access::Read => tree.refuse_half_written()?,

@@ -7,8 +7,8 @@ pub const KUBERNETES_API: &str = "v1_37";
 pub const SCHEMARS: &str = "1";
 
 pub fn run() {
-    println!("rsbuilder {}", env!("CARGO_PKG_VERSION"));
-    println!(
+    crate::outln!("rsbuilder {}", env!("CARGO_PKG_VERSION"));
+    crate::outln!(
         "generates for kube {KUBE}, k8s-openapi {K8S_OPENAPI} ({KUBERNETES_API}), schemars {SCHEMARS}"
     );
 }

@@ -21,7 +21,6 @@ use super::model::{Index, ItemRef, TypeItem, derives};
 use super::schema::{Builder, Ctx, add_common, add_post};
 use super::typeops::{Op, Slot, apply, with_slot};
 use super::{k8s_types, sealed, transforms};
-use crate::names::version_order;
 
 /// One `#[derive(CustomResource)]` struct and its `#[kube]` attributes.
 pub struct Resource<'a> {
@@ -410,7 +409,7 @@ pub struct Built {
 }
 
 /// Merges the versions of each group/kind like
-/// `merge_crds(vec![versions in ascending Kubernetes order], storage_version)`.
+/// `merge_crds(vec![versions in ascending merge_order], storage_version)`.
 pub fn merge(built: Vec<Built>, diags: &mut Vec<Diagnostic>) -> Vec<CustomResourceDefinition> {
     let mut groups: BTreeMap<(String, String), Vec<Built>> = BTreeMap::new();
     for b in built {
@@ -422,7 +421,7 @@ pub fn merge(built: Vec<Built>, diags: &mut Vec<Diagnostic>) -> Vec<CustomResour
     let mut out = Vec::new();
     for ((group, kind), mut versions) in groups {
         let mut ok = true;
-        versions.sort_by_key(|v| version_order(&v.crd.spec.versions[0].name));
+        versions.sort_by_key(|v| merge_order(&v.crd.spec.versions[0].name));
         for pair in versions.windows(2) {
             if pair[0].crd.spec.versions[0].name == pair[1].crd.spec.versions[0].name {
                 let name = &pair[1].crd.spec.versions[0].name;
@@ -465,7 +464,35 @@ pub fn merge(built: Vec<Built>, diags: &mut Vec<Diagnostic>) -> Vec<CustomResour
         if !ok {
             continue;
         }
-        let storage_name = storage[0].crd.spec.versions[0].name.clone();
+        // `merge_crds` checks group, kind and scope, and keeps the storage version's names
+        // without a word: a plural only another version has would be lost (and that
+        // version's `Api` would ask the API server for a resource it does not serve).
+        // Short names and categories given on one version only are common and harmless.
+        let stored = storage[0];
+        let plural = &stored.crd.spec.names.plural;
+        for v in versions
+            .iter()
+            .filter(|v| &v.crd.spec.names.plural != plural)
+        {
+            diags.push(Diagnostic::at(
+                &v.path,
+                v.span,
+                format!(
+                    "{kind}.{group} version {} has the plural {:?} where version {} (the storage \
+                 version) has {plural:?}: all versions of a kind are served under one plural, \
+                 and merge_crds would keep only the storage version's (kube's clients of this \
+                 version would ask for the other); give every version the same plural",
+                    v.crd.spec.versions[0].name,
+                    v.crd.spec.names.plural,
+                    stored.crd.spec.versions[0].name,
+                ),
+            ));
+            ok = false;
+        }
+        if !ok {
+            continue;
+        }
+        let storage_name = stored.crd.spec.versions[0].name.clone();
         let first = (versions[0].path.clone(), versions[0].span);
         let crds: Vec<CustomResourceDefinition> = versions.into_iter().map(|v| v.crd).collect();
         match kube_core::crd::v1::merge_crds(crds, &storage_name) {
@@ -478,6 +505,19 @@ pub fn merge(built: Vec<Built>, diags: &mut Vec<Diagnostic>) -> Vec<CustomResour
         }
     }
     out
+}
+
+/// The order versions are handed to `merge_crds` in, ascending. `merge_crds` keeps the
+/// order it is given (the storage version first, the others reversed), so the order is the
+/// one kube itself offers for versions: kube-core's `Version::priority`, which reads
+/// `v1alpha` (no number) as an alpha where the API server's priority
+/// (`names::version_order`, for what the server prefers) reads it as any other name.
+/// Equal priorities (`v1`, `v01`) by name, so a version defined twice sorts next to itself.
+fn merge_order(version: &str) -> (impl Ord + use<>, String) {
+    (
+        kube_core::Version::parse(version).priority(),
+        version.to_string(),
+    )
 }
 
 /// Kept for diagnostics about a resource as a whole.

@@ -369,7 +369,7 @@ mod tests {
     }
 
     fn eval(env: &CfgEnv, pred: &str) -> Result<bool, String> {
-        let meta: Meta = syn::parse_str(pred).unwrap();
+        let meta: Meta = crate::syntax::parse_str(pred).unwrap();
         env.eval(&meta)
             .map_err(|u| format!("{}: {}", u.what, u.why))
     }

@@ -3,11 +3,13 @@
 //! regex built from one (`LazyLock::new(|| Regex::new("..").unwrap())`, once_cell's
 //! `Lazy`). schemars renders a bound with `Into<Value>` (so the item's declared type
 //! decides integer or float) and a pattern with `.to_string()` (a `Regex` displays the
-//! pattern it was built from). Anything computed is an `Err` with the reason.
+//! pattern it was built from); `concat!` of literals is a literal. Anything computed is an
+//! `Err` with the reason.
 
 use serde_json::Value;
 use syn::ext::IdentExt;
-use syn::{Expr, ExprLit, Lit, Stmt, UnOp};
+use syn::punctuated::Punctuated;
+use syn::{Expr, ExprLit, Lit, Stmt, Token, UnOp};
 
 use schemars::Schema;
 
@@ -109,8 +111,57 @@ fn text_depth(
             init_text(index, &at, &item.expr, depth + 1)
                 .map_err(|why| format!("`{}`: {why}", show(&p.path)))
         }
+        Expr::Macro(m) if is_macro(&m.mac, "concat") => concat(&m.mac, depth),
         _ => Err(NOT_A_LITERAL.into()),
     }
+}
+
+/// The string `concat!(..)` expands to: its arguments are literals (or `concat!`s of
+/// literals, which rustc expands first), written one after the other as rustc writes
+/// them — a string's value, a char, a bool, an unsuffixed number as written.
+fn concat(mac: &syn::Macro, depth: usize) -> Result<String, String> {
+    if depth > MAX_HOPS {
+        return Err("its value is defined through too many items".into());
+    }
+    let not_literal = || "`concat!` of something other than literals".to_string();
+    let args = mac
+        .parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated)
+        .map_err(|_| not_literal())?;
+    let mut out = String::new();
+    for arg in &args {
+        let (neg, lit) = match strip(arg) {
+            Expr::Lit(l) => ("", &l.lit),
+            Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => match strip(&u.expr) {
+                Expr::Lit(l) if matches!(l.lit, Lit::Int(_) | Lit::Float(_)) => ("-", &l.lit),
+                _ => return Err(not_literal()),
+            },
+            Expr::Macro(m) if is_macro(&m.mac, "concat") => {
+                out.push_str(&concat(&m.mac, depth + 1)?);
+                continue;
+            }
+            _ => return Err(not_literal()),
+        };
+        match lit {
+            Lit::Str(s) => out.push_str(&s.value()),
+            Lit::Char(c) => out.push(c.value()),
+            Lit::Bool(b) => out.push_str(&b.value.to_string()),
+            // rustc writes an integer's value (`0x10` as `16`) and a float as it is
+            // written; suffixes and separators in floats are left to `--exact`.
+            Lit::Int(i) if i.suffix().is_empty() => {
+                out.push_str(&format!("{neg}{}", i.base10_digits()))
+            }
+            Lit::Float(f) if f.suffix().is_empty() && !f.to_string().contains('_') => {
+                out.push_str(&format!("{neg}{f}"))
+            }
+            _ => return Err(not_literal()),
+        }
+    }
+    Ok(out)
+}
+
+/// Whether `mac` calls the macro `name` (`concat!`, `std::concat!`).
+fn is_macro(mac: &syn::Macro, name: &str) -> bool {
+    mac.path.segments.last().is_some_and(|s| s.ident == name)
 }
 
 /// The text an item's initializer displays as: a string literal, another such item, or a

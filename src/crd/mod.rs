@@ -25,11 +25,13 @@ pub mod defaults;
 pub mod deps;
 pub mod diagnostics;
 pub mod emit;
+pub mod hidden;
 pub mod k8s_types;
 pub mod krate;
 pub mod locate;
 pub mod model;
 pub mod modules;
+pub mod name_clashes;
 pub mod resolve;
 pub mod schema;
 pub mod sealed;
@@ -59,8 +61,8 @@ pub struct SourceFile {
 /// What a run produced: the CRDs, and warnings about what it could not read.
 pub struct Generated<T> {
     pub output: T,
-    /// Item macros and `include!`s that could hide a custom resource, files no `mod`
-    /// declares: each as `file:line:col: warning: ...`.
+    /// Macros from elsewhere and `include!`s of files not given that could hide a custom
+    /// resource, files no `mod` declares: each as `file:line:col: warning: ...`.
     pub warnings: Vec<Diagnostic>,
 }
 
@@ -124,6 +126,9 @@ pub fn crds_in(
     let index = model::Index::build(&files, krate, undecided);
     diags.extend(index.refusals.iter().cloned());
     warnings.extend(index.warnings.iter().cloned());
+    let hidden = hidden::find(&index, sources);
+    diags.extend(hidden.refusals);
+    warnings.extend(hidden.warnings);
     let resources = assemble::find_resources(&index, &mut diags);
     let mut built = Vec::new();
     for r in &resources {
@@ -141,6 +146,7 @@ pub fn crds_in(
             });
         }
     }
+    diags.extend(name_clashes::refusals(&built));
     let crds = assemble::merge(built, &mut diags);
     if diags.is_empty() {
         warnings.sort();

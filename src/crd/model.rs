@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use proc_macro2::Span;
 use syn::ext::IdentExt;
 use syn::{Attribute, Item, UseTree};
 
@@ -123,6 +124,8 @@ pub struct Index<'a> {
     pub warnings: Vec<Diagnostic>,
     /// Custom resources under a `#[cfg]` the source does not decide.
     pub refusals: Vec<Diagnostic>,
+    /// A span inside each file (of its first item), to tell which file a span is in.
+    probes: Vec<Option<Span>>,
 }
 
 impl<'a> Index<'a> {
@@ -140,6 +143,10 @@ impl<'a> Index<'a> {
             undecided_modules: undecided,
             warnings: Vec::new(),
             refusals: Vec::new(),
+            probes: files
+                .iter()
+                .map(|f| f.ast.items.first().map(span_of))
+                .collect(),
         };
         let macros = local_macros(files);
         for (i, f) in files.iter().enumerate() {
@@ -166,6 +173,22 @@ impl<'a> Index<'a> {
         &self.files[file].path
     }
 
+    /// The path of the file `span` is in, for a diagnostic at `span` found while reading
+    /// `file`: a default function, a const, a `schema_with` function or a type of a path
+    /// dependency may be written in another file than the field that names it. `file`'s
+    /// path when the span is in none of them (a span rsbuilder made).
+    pub fn path_at(&self, file: usize, span: Span) -> &'a Path {
+        // Outside a proc macro, proc_macro2 joins two spans only when they are in the same
+        // source text, and each file is parsed from its own text once.
+        let within = |probe: &Option<Span>| probe.is_some_and(|p| p.join(span).is_some());
+        let found = if within(&self.probes[file]) {
+            Some(file)
+        } else {
+            self.probes.iter().position(within)
+        };
+        self.path_of(found.unwrap_or(file))
+    }
+
     pub fn module(&self, path: &[String]) -> Option<&Module<'a>> {
         self.modules.get(path)
     }
@@ -177,7 +200,7 @@ impl<'a> Index<'a> {
         path: Vec<String>,
         file: usize,
         items: &'a [Item],
-        macros: &BTreeMap<String, bool>,
+        macros: &BTreeSet<String>,
     ) {
         let mut m = Module {
             file,
@@ -369,10 +392,10 @@ impl<'a> Index<'a> {
         }
     }
 
-    /// Item-level macros are expanded by rustc, not read here: say so when one could
-    /// produce a custom resource (any macro from elsewhere, or a local `macro_rules!` whose
-    /// body mentions `CustomResource`), and for `include!`.
-    fn warn_macro(&mut self, file: usize, mac: &syn::ItemMacro, macros: &BTreeMap<String, bool>) {
+    /// Item-level macros are expanded by rustc, not read here: say so when one from
+    /// elsewhere could produce a custom resource. A local `macro_rules!` that could is
+    /// refused where it is defined, and `include!` is looked into (both in `hidden`).
+    fn warn_macro(&mut self, file: usize, mac: &syn::ItemMacro, macros: &BTreeSet<String>) {
         if mac.ident.is_some() {
             return; // a `macro_rules!` definition
         }
@@ -383,15 +406,12 @@ impl<'a> Index<'a> {
             .last()
             .map(|s| s.ident.unraw().to_string())
             .unwrap_or_default();
-        let message = if name == "include" {
-            "warning: `include!` is not read by `generate crds`: a custom resource in the included file is missed (use --exact)".to_string()
-        } else if NO_TYPES.contains(&name.as_str()) || macros.get(&name) == Some(&false) {
+        if name == "include" || NO_TYPES.contains(&name.as_str()) || macros.contains(&name) {
             return;
-        } else {
-            format!(
-                "warning: macro `{name}!` is not expanded by `generate crds`: a custom resource it defines is missed (use --exact)"
-            )
-        };
+        }
+        let message = format!(
+            "warning: macro `{name}!` is not expanded by `generate crds`: a custom resource it defines is missed (use --exact)"
+        );
         let path = self.files[file].path.clone();
         self.warnings
             .push(Diagnostic::at(&path, span_of(&mac.mac.path), message));
@@ -411,15 +431,14 @@ const NO_TYPES: &[&str] = &[
     "global_asm",
 ];
 
-/// `macro_rules!` defined in the sources, by name: whether the body mentions `CustomResource`.
-fn local_macros(files: &[ParsedFile]) -> BTreeMap<String, bool> {
-    fn walk(items: &[Item], out: &mut BTreeMap<String, bool>) {
+/// The names of the `macro_rules!` defined in the sources.
+fn local_macros(files: &[ParsedFile]) -> BTreeSet<String> {
+    fn walk(items: &[Item], out: &mut BTreeSet<String>) {
         for item in items {
             match item {
                 Item::Macro(m) if m.mac.path.is_ident("macro_rules") => {
                     if let Some(ident) = &m.ident {
-                        let mentions = m.mac.tokens.to_string().contains("CustomResource");
-                        *out.entry(ident.to_string()).or_default() |= mentions;
+                        out.insert(ident.to_string());
                     }
                 }
                 Item::Mod(md) => {
@@ -431,7 +450,7 @@ fn local_macros(files: &[ParsedFile]) -> BTreeMap<String, bool> {
             }
         }
     }
-    let mut out = BTreeMap::new();
+    let mut out = BTreeSet::new();
     for f in files {
         walk(&f.ast.items, &mut out);
     }

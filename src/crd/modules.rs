@@ -285,7 +285,7 @@ mod tests {
             .iter()
             .map(|(p, t)| ParsedFile {
                 path: PathBuf::from(p),
-                ast: syn::parse_file(t).unwrap(),
+                ast: crate::syntax::parse_file(t).unwrap(),
                 module: Vec::new(),
             })
             .collect()

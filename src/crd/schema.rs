@@ -69,7 +69,8 @@ impl<'i, 'a> Builder<'i, 'a> {
     }
 
     pub fn refuse(&mut self, ctx: &Ctx, u: Unsupported) {
-        let d = Diagnostic::not_static(self.path(ctx), u.span, u.what, u.why);
+        let path = self.index.path_at(ctx.file, u.span);
+        let d = Diagnostic::not_static(path, u.span, u.what, u.why);
         self.diags.push(d);
     }
 
@@ -166,7 +167,7 @@ impl<'i, 'a> Builder<'i, 'a> {
     }
 
     pub fn error(&mut self, ctx: &Ctx, span: Span, message: impl Into<String>) {
-        let d = Diagnostic::at(self.path(ctx), span, message);
+        let d = Diagnostic::at(self.index.path_at(ctx.file, span), span, message);
         self.diags.push(d);
     }
 

@@ -69,7 +69,7 @@ pub fn resolve(url: &str, selector: &Selector, platform: &Platform) -> Result<(V
                 .read_to_string()
         })
         .with_context(|| format!("cannot read the envtest index {url}"))?;
-    let index: Index = serde_yaml::from_str(&text)
+    let index: Index = crate::yaml::read::from_str(&text)
         .with_context(|| format!("{url} is not an envtest release index"))?;
     pick(&index, selector, platform).with_context(|| {
         format!("the envtest index {url} lists no Kubernetes {selector} for {platform}")
@@ -173,7 +173,7 @@ mod tests {
 
     #[test]
     fn the_newest_matching_release_of_the_platform_is_picked() {
-        let index: Index = serde_yaml::from_str(
+        let index: Index = crate::yaml::read::from_str(
             "releases:\n  v1.37.0:\n    envtest-v1.37.0-linux-amd64.tar.gz: {hash: a, selfLink: x0}\n  v1.37.2:\n    envtest-v1.37.2-darwin-arm64.tar.gz: {hash: b, selfLink: x2}\n  v1.37.1:\n    envtest-v1.37.1-linux-amd64.tar.gz: {hash: c, selfLink: x1}\n  v1.38.0:\n    envtest-v1.38.0-linux-amd64.tar.gz: {hash: d, selfLink: x3}\n",
         )
         .unwrap();

@@ -121,7 +121,7 @@ pub fn obtain(store: &Store, selector: &Selector, sources: &Sources) -> Result<(
     if let Some(index) = &sources.index {
         match download::resolve(index, selector, &platform) {
             Ok((version, archive)) => {
-                eprintln!("downloading {}", archive.self_link);
+                crate::errln!("downloading {}", archive.self_link);
                 match store.install(&version, &platform, |into| download::fetch(&archive, into)) {
                     Ok(dir) => return Ok((version, dir)),
                     Err(e) => failures.push(format!("{e:#}")),
@@ -130,7 +130,7 @@ pub fn obtain(store: &Store, selector: &Selector, sources: &Sources) -> Result<(
             Err(e) => failures.push(format!("{e:#}")),
         }
         if sources.build {
-            eprintln!("{}; building from source instead", failures.join("; "));
+            crate::errln!("{}; building from source instead", failures.join("; "));
         }
     }
     if !sources.build {

@@ -39,7 +39,7 @@ pub fn build(version: &Version, work: &Path, into: &Path) -> Result<()> {
 }
 
 fn build_with(version: &Version, work: &Path, cache: &Path, into: &Path) -> Result<()> {
-    eprintln!(
+    crate::errln!(
         "building kube-apiserver and etcd for Kubernetes {version} from source with go (the first build takes several minutes)"
     );
     let kubernetes_mod = download_go_mod(&format!("k8s.io/kubernetes@v{version}"))?;
@@ -75,7 +75,7 @@ fn build_with(version: &Version, work: &Path, cache: &Path, into: &Path) -> Resu
         "-s -w -X k8s.io/component-base/version.gitVersion=v{version} -X k8s.io/component-base/version.gitMajor={} -X k8s.io/component-base/version.gitMinor={} -X k8s.io/component-base/version.gitTreeState=clean",
         version.major, version.minor
     );
-    eprintln!("  go build {package}");
+    crate::errln!("  go build {package}");
     compile(
         &kube_dir,
         package,
@@ -89,7 +89,7 @@ fn build_with(version: &Version, work: &Path, cache: &Path, into: &Path) -> Resu
     let module =
         format!("module rsbuilder.local/envtest/etcd\n\ngo 1.24\n\nrequire {package} {etcd}\n");
     prepare(&etcd_dir, &module, package, cache)?;
-    eprintln!("  go build {package} ({etcd})");
+    crate::errln!("  go build {package} ({etcd})");
     compile(&etcd_dir, package, &into.join("etcd"), "-s -w", cache)?;
     Ok(())
 }
@@ -143,7 +143,7 @@ fn prepare(dir: &Path, go_mod: &str, package: &str, cache: &Path) -> Result<()> 
     }
     std::fs::write(dir.join("go.mod"), go_mod)?;
     std::fs::write(dir.join("tools.go"), tools)?;
-    eprintln!("  go mod tidy in {}", dir.display());
+    crate::errln!("  go mod tidy in {}", dir.display());
     go_cached(dir, &["mod", "tidy"], Some(cache))?;
     std::fs::write(&stamp, go_mod)?;
     Ok(())

@@ -131,7 +131,7 @@ fn default_root() -> Result<PathBuf> {
 fn lock(k8s: &Path) -> Result<File> {
     let file = File::open(k8s).with_context(|| format!("cannot open {}", k8s.display()))?;
     if file.try_lock().is_err() {
-        eprintln!(
+        crate::errln!(
             "waiting for another rsbuilder to finish installing into {}...",
             k8s.display()
         );

@@ -7,7 +7,6 @@ use std::path::Path;
 
 use anyhow::{Context, Result, anyhow, bail};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use serde::Deserialize;
 use serde_yaml::Value;
 
 use crate::names;
@@ -65,9 +64,9 @@ pub fn read(path: &Path) -> Result<String> {
 /// but a manifest without any CRD is an error that says what it holds.
 pub fn parse(text: &str, origin: &str) -> Result<Vec<Crd>> {
     let mut objects = Vec::new();
-    for (i, document) in serde_yaml::Deserializer::from_str(text).enumerate() {
-        let value = Value::deserialize(document)
-            .map_err(|e| anyhow!("{origin} is not valid YAML (document {}): {e}", i + 1))?;
+    let documents = crate::yaml::read::documents(text)
+        .map_err(|e| anyhow!("{origin} is not valid YAML: {e}"))?;
+    for value in documents {
         match value {
             Value::Null => {}
             Value::Mapping(_) if kind_of(&value) == Some("List") => {

@@ -39,7 +39,7 @@ pub fn group_module(group: &str) -> String {
 /// The Rust module of a version: `v1beta1`, `v2_preview`.
 pub fn version_module(version: &str) -> Result<String> {
     let module = version.replace('-', "_");
-    if syn::parse_str::<syn::Ident>(&module).is_err() {
+    if crate::syntax::parse_str::<syn::Ident>(&module).is_err() {
         bail!(
             "the version {version:?} cannot name a Rust module; rsbuilder cannot generate types for it"
         );
@@ -50,7 +50,7 @@ pub fn version_module(version: &str) -> Result<String> {
 /// The Rust module of a kind: `HTTPRoute` -> `http_route` (`match_` for a keyword).
 pub fn kind_module(kind: &str) -> String {
     let snake = kind.to_snake_case();
-    if syn::parse_str::<syn::Ident>(&snake).is_ok() {
+    if crate::syntax::parse_str::<syn::Ident>(&snake).is_ok() {
         snake
     } else {
         format!("{snake}_")

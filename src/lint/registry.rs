@@ -22,6 +22,7 @@ pub static CHECKS: &[&Check] = &[
     &rules::columns::CHECK,
     &rules::versions::CHECK,
     &rules::size::CHECK,
+    &rules::names::CHECK,
     &rules::rbac::CHECK,
     &rules::manifests::CHECK,
 ];

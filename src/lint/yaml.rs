@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use saphyr_parser::{Event, Parser, ScalarStyle, Span, Tag};
+use saphyr_parser::{Event, ScalarStyle, Span, Tag};
 use serde_json::Value;
 
 /// A position in a file: line and column, both from 1.
@@ -68,13 +68,13 @@ impl fmt::Display for SyntaxError {
 /// Every document of `text`, in order. Empty documents are left out.
 pub fn parse(text: &str) -> Result<Vec<Node>, SyntaxError> {
     let mut builder = Builder::default();
-    for event in Parser::new_from_str(text) {
+    for event in crate::yaml::read::events(text) {
         let (event, span) = event.map_err(|e| SyntaxError {
             pos: Pos {
-                line: e.marker().line(),
-                column: e.marker().col() + 1,
+                line: e.line,
+                column: e.column,
             },
-            message: e.info().to_string(),
+            message: e.message,
         })?;
         builder.push(event, &span)?;
     }

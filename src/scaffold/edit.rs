@@ -7,6 +7,7 @@ use toml_edit::{Array, ArrayOfTables, DocumentMut, Item, Table, Value, value};
 
 use super::has_marker;
 use super::yaml_list::{ListAt, ListEntries};
+use crate::yaml;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Edit {
@@ -132,9 +133,9 @@ fn yaml_section(text: &str, marker: &str, block: &str) -> Result<String> {
     if has_marker(text, marker) {
         return Ok(text.to_string());
     }
-    let lists: serde_yaml::Mapping = serde_yaml::from_str(block)?;
+    let lists: serde_yaml::Mapping = yaml::read::from_str(block)?;
     let doc: serde_yaml::Value =
-        serde_yaml::from_str(text).map_err(|e| anyhow!("it is not valid YAML: {e}"))?;
+        yaml::read::from_str(text).map_err(|e| anyhow!("it is not valid YAML: {e}"))?;
     if lists.keys().all(|key| doc.get(key).is_none()) {
         let mut out = text.to_string();
         if !out.is_empty() && !out.ends_with('\n') {

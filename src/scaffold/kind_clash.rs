@@ -13,6 +13,7 @@ use anyhow::{Result, bail};
 use syn::{Item, UseTree};
 
 use super::Change;
+use crate::crd::diagnostics::Diagnostic;
 
 /// The kind whose name is checked: as written, its module, and the crate it lives in.
 pub struct Kind<'a> {
@@ -43,11 +44,12 @@ pub fn check(changes: &[Change], kind: &Kind) -> Result<()> {
         if change.path.extension().is_none_or(|e| e != "rs") {
             continue;
         }
-        // A file that does not parse is the user's (generated files always parse); the
-        // build will speak for it.
-        let Ok(file) = syn::parse_file(&change.new) else {
-            continue;
-        };
+        // Every planned Rust file is either rsbuilder's own or one it registered code in,
+        // which had to parse for that: one that does not is refused, not skipped, so that
+        // what it would hide (a clash, or nesting that would overflow the stack) is named.
+        let file = crate::syntax::parse_file(&change.new).map_err(|e| {
+            Diagnostic::at(&change.path, e.span(), format!("cannot parse Rust: {e}"))
+        })?;
         if let Some((name, how)) = clash_in(&file.items, kind) {
             let kind = kind.name;
             bail!(

@@ -1,9 +1,11 @@
 //! Scaffold markers: `// +rsbuilder:scaffold:<name>` or `# +rsbuilder:scaffold:<name>`.
-//! A fragment goes right above its marker, indented like it, and only once.
+//! A fragment goes right above its marker, indented like it, and only once. This is the
+//! reading of markers as lines of text, for YAML and Makefiles; Rust files are read as
+//! Rust ([`rust_markers`](super::rust_markers)).
 
 use anyhow::{Result, bail};
 
-const PREFIX: &str = "+rsbuilder:scaffold:";
+pub(super) const PREFIX: &str = "+rsbuilder:scaffold:";
 
 /// Inserts `fragment` above the line holding marker `name`, unless the file already
 /// contains it. Returns the new text, or `None` when the fragment was already present.
@@ -14,11 +16,21 @@ pub fn insert_before_marker(text: &str, name: &str, fragment: &str) -> Result<Op
         );
     };
     let line = &text[line_start..];
-    let indent: String = line
-        .chars()
-        .take_while(|c| *c == ' ' || *c == '\t')
-        .collect();
-    let indented: String = fragment
+    let indented = indented(fragment, indentation(line));
+    if text.contains(indented.trim_end()) {
+        return Ok(None);
+    }
+    Ok(Some(format!("{}{indented}{}", &text[..line_start], line)))
+}
+
+/// The spaces and tabs `line` starts with.
+pub(super) fn indentation(line: &str) -> &str {
+    &line[..line.len() - line.trim_start_matches([' ', '\t']).len()]
+}
+
+/// `fragment`, each line indented by `indent` (blank lines left blank), ending in a newline.
+pub(super) fn indented(fragment: &str, indent: &str) -> String {
+    fragment
         .lines()
         .map(|l| {
             if l.is_empty() {
@@ -27,11 +39,7 @@ pub fn insert_before_marker(text: &str, name: &str, fragment: &str) -> Result<Op
                 format!("{indent}{l}\n")
             }
         })
-        .collect();
-    if text.contains(indented.trim_end()) {
-        return Ok(None);
-    }
-    Ok(Some(format!("{}{indented}{}", &text[..line_start], line)))
+        .collect()
 }
 
 /// Whether `text` has the marker `name`.

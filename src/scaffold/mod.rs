@@ -11,6 +11,7 @@ mod markers;
 mod plan;
 mod render;
 mod report;
+pub mod rust_markers;
 mod tree;
 mod txn;
 mod yaml_list;

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
-use super::{Edit, ListEntries, Tree, insert_before_marker};
+use super::{Edit, ListEntries, Tree, insert_before_marker, rust_markers};
 
 /// One intended change to one file. Paths are relative to the project root.
 #[derive(Debug, Clone, PartialEq)]
@@ -119,8 +119,13 @@ impl Plan {
                             path.display()
                         );
                     };
-                    let inserted = insert_before_marker(&text, marker, fragment)
-                        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+                    // Rust is read as Rust: a marker or a fragment in a comment is none.
+                    let inserted = if path.extension().is_some_and(|e| e == "rs") {
+                        rust_markers::insert(path, &text, marker, fragment, None)?
+                    } else {
+                        insert_before_marker(&text, marker, fragment)
+                            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+                    };
                     if let Some(new) = inserted {
                         overlay.set(path, new)?;
                     }
@@ -204,11 +209,14 @@ mod tests {
 
     #[test]
     fn unchanged_files_drop_out_of_the_plan() {
-        let t = tree(&[("a.rs", "same"), ("m.rs", "x\n// +rsbuilder:scaffold:m\n")]);
+        let t = tree(&[
+            ("a.rs", "same"),
+            ("m.rs", "mod x;\n// +rsbuilder:scaffold:m\n"),
+        ]);
         let mut plan = Plan::new();
         plan.scaffold("a.rs", "same".into());
         plan.generate("b.yaml", "new".into());
-        plan.insert("m.rs", "m", "x");
+        plan.insert("m.rs", "m", "mod x;");
         let changes = plan.resolve(&t, false).unwrap();
         assert_eq!(
             changes,

@@ -1,7 +1,7 @@
 //! What the user sees: the list of written files, or under `--dry-run` the plan with
 //! unified diffs. Colour only on a terminal and never under NO_COLOR.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 
 use similar::{ChangeTag, TextDiff};
 
@@ -35,7 +35,7 @@ impl Output {
     /// A line of progress, silenced by `-q`.
     pub fn say(&self, line: &str) {
         if !self.quiet {
-            println!("{line}");
+            crate::outln!("{line}");
         }
     }
 }
@@ -46,7 +46,6 @@ pub fn print_changes(out: &Output, changes: &[Change], dry_run: bool) {
         out.say("nothing to do: every file is already up to date");
         return;
     }
-    let mut stdout = std::io::stdout().lock();
     for change in changes {
         let (verb, code) = if change.old.is_none() {
             ("create", "32")
@@ -59,15 +58,10 @@ pub fn print_changes(out: &Output, changes: &[Change], dry_run: bool) {
             verb.to_string()
         };
         if !out.quiet || dry_run {
-            let _ = writeln!(
-                stdout,
-                "{} {}",
-                out.paint(code, &verb),
-                change.path.display()
-            );
+            crate::outln!("{} {}", out.paint(code, &verb), change.path.display());
         }
         if dry_run {
-            let _ = write!(stdout, "{}", unified_diff(out, change));
+            crate::out!("{}", unified_diff(out, change));
         }
     }
 }

@@ -139,7 +139,7 @@ impl Tree for DiskTree {
             let _held = lock::acquire(&base, Access::Write, false)?;
             let wall = Wall::new(&base)?;
             for message in txn::recover(&wall, &mut ops)? {
-                eprintln!("{message}");
+                crate::errln!("{message}");
             }
             txn::write(&wall, &files, &mut ops)
         })();

@@ -16,6 +16,14 @@
 //! leaves its staging directory; the next command undoes it the same way ([`recover`])
 //! before it reads anything. Undoing is idempotent, so a kill during an undo is undone by
 //! the next run too.
+//!
+//! Recovery acts only on what rsbuilder itself staged ([`trusted`]): anyone who can write
+//! in the project (or a repository or archive that carries a `.rsbuilder-txn.*`) could
+//! otherwise plant a journal that "undoes" `src/main.rs`. A staging directory is trusted
+//! when it is a directory owned by this user that nobody else may write in, and its
+//! journal names that directory and carries the run's random secret; each file is undone
+//! only while it holds exactly what the run wrote (its hash keyed by the secret). Anything
+//! else is left alone, with a warning naming it.
 
 use std::collections::BTreeSet;
 use std::fs::{self, File};
@@ -42,6 +50,10 @@ pub(crate) struct NewFile<'a> {
 
 #[derive(Serialize, Deserialize)]
 struct Journal {
+    /// The staging directory's own name: a journal moved to another directory is not its.
+    staging: String,
+    /// Random per run, hex: keys the hashes below.
+    secret: String,
     /// In staging order: entry `i` is staged as `<i>`, its old file kept as `<i>.old`.
     files: Vec<JournalFile>,
     /// Directories the commit creates, parents first.
@@ -52,6 +64,31 @@ struct Journal {
 struct JournalFile {
     path: PathBuf,
     replaces: bool,
+    /// SHA-256 of the secret, a NUL and the new contents: the undo touches the target only
+    /// while it holds what this run wrote.
+    written: String,
+}
+
+/// 128 random bits, hex.
+fn new_secret() -> Result<String> {
+    let mut bytes = [0u8; 16];
+    File::open("/dev/urandom")
+        .and_then(|mut f| io::Read::read_exact(&mut f, &mut bytes))
+        .map_err(|e| anyhow!("cannot read random bytes from /dev/urandom: {e}"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+fn keyed_hash(secret: &str, contents: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    hasher.update(secret.as_bytes());
+    hasher.update([0]);
+    hasher.update(contents);
+    hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn staged(staging: &Path, i: usize) -> PathBuf {
@@ -73,20 +110,24 @@ pub(crate) fn write(wall: &Wall, files: &[NewFile<'_>], ops: &mut Ops) -> Result
         }
         targets.push(target);
     }
+    let base = wall.base();
+    let secret = new_secret()?;
+    let staging = ops
+        .create_unique_dir(base, PREFIX)
+        .map_err(|e| anyhow!("cannot write in {}: {e}", base.display()))?;
     let journal = Journal {
+        staging: file_name(&staging),
         files: files
             .iter()
             .map(|f| JournalFile {
                 path: f.rel.clone(),
                 replaces: f.old.is_some(),
+                written: keyed_hash(&secret, f.new.as_bytes()),
             })
             .collect(),
+        secret,
         dirs: missing.into_iter().collect(),
     };
-    let base = wall.base();
-    let staging = ops
-        .create_unique_dir(base, PREFIX)
-        .map_err(|e| anyhow!("cannot write in {}: {e}", base.display()))?;
     let done = stage(&staging, files, &targets, ops)
         .and_then(|unsynced| write_journal(&staging, &journal, unsynced, ops))
         .and_then(|()| commit(wall, &staging, &journal, &targets, ops));
@@ -106,7 +147,7 @@ pub(crate) fn write(wall: &Wall, files: &[NewFile<'_>], ops: &mut Ops) -> Result
         });
     }
     if let Err(e) = ops.remove_dir_all(&staging) {
-        eprintln!(
+        crate::errln!(
             "warning: cannot remove {} ({e}); the next rsbuilder command removes it",
             staging.display()
         );
@@ -242,12 +283,18 @@ fn commit(
     ops.rename(&journal, &staging.join(DONE))
         .map_err(|e| anyhow!("cannot rename {}: {e}", journal.display()))?;
     if let Err(e) = ops.sync_dir(staging) {
-        eprintln!(
+        crate::errln!(
             "warning: the files are written, but syncing {} failed ({e}); they may not survive a crash",
             staging.display()
         );
     }
     Ok(())
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 fn parent(path: &Path) -> PathBuf {
@@ -301,6 +348,13 @@ fn undo(wall: &Wall, staging: &Path, ops: &mut Ops) -> Result<Undone, Vec<String
             }
         };
         let shown = target.full.display().to_string();
+        // Not what this run wrote (never renamed there, or changed since): not the undo's.
+        if target.existing.is_none()
+            || !fs::read(&target.full)
+                .is_ok_and(|now| keyed_hash(&journal.secret, &now) == file.written)
+        {
+            continue;
+        }
         if file.replaces {
             let old = backup(staging, i);
             if !fs::symlink_metadata(&old).is_ok_and(|m| m.is_file()) {
@@ -313,7 +367,7 @@ fn undo(wall: &Wall, staging: &Path, ops: &mut Ops) -> Result<Undone, Vec<String
                     old.display()
                 )),
             }
-        } else if target.existing.is_some() {
+        } else {
             match ops.remove_file(&target.full) {
                 Ok(()) => removed.push(file.path.clone()),
                 Err(e) => left.push(format!("{shown} not removed ({e})")),
@@ -331,6 +385,12 @@ fn undo(wall: &Wall, staging: &Path, ops: &mut Ops) -> Result<Undone, Vec<String
             continue;
         };
         let full = base.join(rel);
+        // A directory the commit never created is not there to remove. Look before asking
+        // rmdir: on a read-only mount rmdir fails with EROFS even for a missing name,
+        // which would count as an undo failure and keep the staging directory.
+        if !exists(&full) {
+            continue;
+        }
         match ops.remove_dir(&full) {
             Ok(()) => {
                 touched.insert(parent(&full));
@@ -374,6 +434,49 @@ fn read_journal(path: &Path) -> Result<Journal, String> {
     serde_json::from_slice(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// Why `staging` is not a staging directory of rsbuilder's that recovery may act on, or
+/// `None` when it is: a directory (not a link) owned by this user that nobody else may
+/// write in, whose journal, if it has one, names it and carries a secret.
+fn untrusted(staging: &Path) -> Option<String> {
+    let meta = match fs::symlink_metadata(staging) {
+        Ok(meta) => meta,
+        Err(e) => return Some(format!("cannot read it ({e})")),
+    };
+    if !meta.is_dir() {
+        return Some("not a directory".into());
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        let me = unsafe { libc::geteuid() };
+        if meta.uid() != me {
+            return Some(format!(
+                "owned by user {}, not by this user ({me})",
+                meta.uid()
+            ));
+        }
+        if meta.mode() & 0o022 != 0 {
+            return Some(format!(
+                "others may write in it (mode {:o})",
+                meta.mode() & 0o777
+            ));
+        }
+    }
+    let journal = staging.join(JOURNAL);
+    if !exists(&journal) {
+        return None;
+    }
+    match read_journal(&journal) {
+        Err(e) => Some(format!("its journal is not one rsbuilder wrote ({e})")),
+        Ok(j) if j.staging != file_name(staging) => {
+            Some(format!("its journal belongs to {}", j.staging))
+        }
+        Ok(j) if j.secret.len() != 32 => Some("its journal has no run secret".into()),
+        Ok(_) => None,
+    }
+}
+
 fn exists(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok()
 }
@@ -388,9 +491,7 @@ fn leftovers(base: &Path) -> Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| anyhow!("cannot read {}: {e}", base.display()))?;
-        let is_staging = entry.file_name().to_string_lossy().starts_with(PREFIX)
-            && entry.file_type().is_ok_and(|t| t.is_dir());
-        if is_staging {
+        if entry.file_name().to_string_lossy().starts_with(PREFIX) {
             found.push(entry.path());
         }
     }
@@ -399,11 +500,20 @@ fn leftovers(base: &Path) -> Result<Vec<PathBuf>> {
 }
 
 /// Undoes whatever interrupted runs left in the wall's base, and says what it did, one
-/// message per run.
+/// message per run; a directory that only looks like a staging directory is left alone,
+/// with a warning.
 pub(crate) fn recover(wall: &Wall, ops: &mut Ops) -> Result<Vec<String>> {
     let base = wall.base();
     let mut messages = Vec::new();
     for staging in leftovers(base)? {
+        if let Some(why) = untrusted(&staging) {
+            messages.push(format!(
+                "warning: {} is named like an rsbuilder staging directory, but rsbuilder did not \
+                 stage it: {why}; left alone (remove it if nothing in it is yours)",
+                staging.display()
+            ));
+            continue;
+        }
         let list = |paths: &[PathBuf]| {
             paths
                 .iter()
@@ -452,5 +562,5 @@ pub(crate) fn recover(wall: &Wall, ops: &mut Ops) -> Result<Vec<String>> {
 pub(crate) fn half_written(base: &Path) -> Result<Option<PathBuf>> {
     Ok(leftovers(base)?
         .into_iter()
-        .find(|staging| exists(&staging.join(JOURNAL))))
+        .find(|staging| exists(&staging.join(JOURNAL)) && untrusted(staging).is_none()))
 }

@@ -14,6 +14,7 @@ use serde_yaml::{Mapping, Value};
 use yaml_edit::{Document, Sequence};
 
 use super::insert_before_marker;
+use crate::yaml;
 
 /// Where a list is in a kustomization.
 #[derive(Debug, Clone, PartialEq)]
@@ -199,7 +200,7 @@ impl ListEntries {
 
     /// `text` with `missing` appended through `yaml_edit`, everything else kept.
     fn append(&self, text: &str, missing: &[Value]) -> Result<String> {
-        let doc: Document = text.parse().map_err(|e| anyhow!("{e}"))?;
+        let doc: Document = yaml::read::edit(text)?;
         let root = doc.as_mapping().context("the file is not a YAML mapping")?;
         let (holder, field) = match &self.list {
             ListAt::Key(key) => (root, key),
@@ -232,9 +233,7 @@ impl ListEntries {
             match entry {
                 Value::String(s) => list.push(s.as_str()),
                 other => {
-                    let node: Document = serde_yaml::to_string(other)?
-                        .parse()
-                        .map_err(|e| anyhow!("{e}"))?;
+                    let node: Document = yaml::read::edit(&serde_yaml::to_string(other)?)?;
                     match node.as_mapping() {
                         Some(mapping) => list.push(mapping),
                         None => bail!("cannot add the entry {}", inline(other)),
@@ -248,7 +247,7 @@ impl ListEntries {
 
 /// A YAML document; duplicate keys are an error (serde_yaml refuses them).
 fn parse(text: &str) -> Result<Value> {
-    Ok(serde_yaml::from_str(text)?)
+    yaml::read::from_str(text)
 }
 
 fn inline(value: &Value) -> String {
@@ -294,13 +293,13 @@ mod tests {
     fn a_missing_list_is_created_once() {
         let text = "resources:\n- a.yaml\n";
         let out = patches("- path: p.yaml").apply(text).unwrap();
-        let doc: Value = serde_yaml::from_str(&out).unwrap();
+        let doc: Value = yaml::read::from_str(&out).unwrap();
         assert_eq!(doc["patches"][0]["path"], "p.yaml");
         assert!(out.starts_with(text), "{out}");
         let null = patches("- path: p.yaml")
             .apply("patches:\nresources: []\n")
             .unwrap();
-        let doc: Value = serde_yaml::from_str(&null).unwrap();
+        let doc: Value = yaml::read::from_str(&null).unwrap();
         assert_eq!(doc["patches"][0]["path"], "p.yaml");
     }
 
@@ -318,7 +317,7 @@ mod tests {
             list: ListAt::Within {
                 key: "replacements".into(),
                 select: "source".into(),
-                value: serde_yaml::from_str("name: b").unwrap(),
+                value: yaml::read::from_str("name: b").unwrap(),
                 field: "targets".into(),
             },
             marker: "none".into(),
@@ -326,7 +325,7 @@ mod tests {
             identity: None,
         };
         let out = edit.apply(text).unwrap();
-        let doc: Value = serde_yaml::from_str(&out).unwrap();
+        let doc: Value = yaml::read::from_str(&out).unwrap();
         assert_eq!(doc["replacements"][1]["targets"][1]["select"]["kind"], "C");
         assert_eq!(
             doc["replacements"][0]["targets"]

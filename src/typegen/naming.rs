@@ -111,7 +111,9 @@ mod tests {
         ] {
             assert_eq!(field(key), name, "{key}");
             let ident = name.strip_prefix("r#").unwrap_or(name);
-            assert!(syn::parse_str::<syn::Ident>(name).is_ok() || KEYWORDS.contains(&ident));
+            assert!(
+                crate::syntax::parse_str::<syn::Ident>(name).is_ok() || KEYWORDS.contains(&ident)
+            );
         }
     }
 

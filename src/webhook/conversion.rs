@@ -93,7 +93,7 @@ fn find_side<'a>(
         })?;
     let status = match &found.kube.status {
         Some(path) => Some(
-            syn::parse_str::<Type>(&path.to_token_stream().to_string())
+            crate::syntax::parse_str::<Type>(&path.to_token_stream().to_string())
                 .map_err(|e| anyhow!("the status type of {kind} {version}: {e}"))?,
         ),
         None => None,

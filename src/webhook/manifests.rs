@@ -125,7 +125,7 @@ mod tests {
     use super::*;
 
     fn project() -> Project {
-        serde_yaml::from_str(
+        crate::yaml::read::from_str(
             "version: '1'
 layout: rsbuilder.io/v1
 domain: example.com
@@ -155,7 +155,7 @@ resources:
             .split("---\n")
             .skip(1)
             .map(|doc| {
-                let value: serde_yaml::Value = serde_yaml::from_str(doc).expect("YAML");
+                let value: serde_yaml::Value = crate::yaml::read::from_str(doc).expect("YAML");
                 let kind = value["kind"].as_str().unwrap_or_default().to_string();
                 let ops = value["webhooks"][0]["rules"][0]["operations"]
                     .as_sequence()

@@ -7,6 +7,7 @@ pub mod crd_mutations;
 pub mod exemplar;
 pub mod golden_copy;
 pub mod instances;
+pub mod name_cases;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -332,6 +333,7 @@ pub fn kustomize(dir: &Path) -> String {
 }
 
 /// The YAML documents of a kustomize build.
+#[allow(clippy::disallowed_methods)] // kustomize's output, not hostile input
 pub fn documents(yaml: &str) -> Vec<serde_yaml::Value> {
     serde_yaml::Deserializer::from_str(yaml)
         .map(|d| serde::Deserialize::deserialize(d).unwrap())

@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use super::builtin::{self, Builtin};
 use super::external;
+use super::group_names;
 use super::{source, sources_with};
 use crate::cli::Global;
 use crate::commands::write_plan;
@@ -26,7 +27,7 @@ use crate::names;
 use crate::project::{self, Project, Resource};
 use crate::rbac;
 use crate::scaffold::{
-    Change, DiskTree, ListEntries, Plan, Renderer, Tree, insert_before_marker, kind_clash,
+    Change, DiskTree, ListEntries, Plan, Renderer, Tree, kind_clash, rust_markers,
 };
 
 #[derive(Debug, Args)]
@@ -240,7 +241,7 @@ pub fn plan(
     names::version(&args.version)?;
     names::kind(&args.kind)?;
     let kind_snake = args.kind.to_snake_case();
-    if syn::parse_str::<syn::Ident>(&kind_snake).is_err() {
+    if crate::syntax::parse_str::<syn::Ident>(&kind_snake).is_err() {
         bail!(
             "invalid kind {:?}: its Rust module would be `{kind_snake}`, a Rust keyword; choose another name, e.g. \"{}Resource\"",
             args.kind,
@@ -346,7 +347,7 @@ fn plan_resource(
             ctx.api_group
         )
     })?;
-    if syn::parse_str::<syn::Ident>(&ctx.group_mod).is_err() {
+    if crate::syntax::parse_str::<syn::Ident>(&ctx.group_mod).is_err() {
         bail!(
             "invalid group {:?}: its Rust module would be `{}`, not a Rust identifier (a keyword, or starting with a digit); choose another group",
             args.group,
@@ -423,6 +424,12 @@ fn plan_resource(
         (None, None) => crate::crd::assemble::to_plural(&ctx.kind_lower),
     };
     check_collisions(project, &ctx)?;
+    let group_kinds =
+        group_names::others_in_group(root, project, &args.group, &ctx.api_group, &args.kind)?;
+    let names = crate::names::clash::KindNames::new(&args.kind, &ctx.plural, Vec::new());
+    let (shortname, note) =
+        group_names::check(&group_kinds, &names, &ctx.api_group, &ctx.shortname)?;
+    ctx.shortname = shortname;
     if project
         .resources
         .iter()
@@ -587,7 +594,8 @@ fn plan_resource(
     plan_role(root, &mut plan, &changes, project)?;
     plan.generate(project::FILE, updated.to_yaml());
 
-    let mut next = format!(
+    let mut next = note.map(|n| format!("{n}\n")).unwrap_or_default();
+    next += &format!(
         "\nNext: describe a {} in {types_path}, then run\n  make manifests   # regenerate the CRD and RBAC\n  make test",
         args.kind
     );
@@ -638,16 +646,16 @@ fn plan_modules(
                 let marker = format!("{}-versions", ctx.kind_snake);
                 let anchor = next_higher
                     .map(|r| format!("{}::{}::{}::crd(),", r.version, ctx.kind_snake, ctx.kind));
-                let listed = text.lines().any(|l| l.trim() == version_line);
-                let inserted = anchor
-                    .filter(|_| !listed)
-                    .and_then(|a| insert_before_line(&text, &a, &version_line));
-                match inserted {
-                    Some(inserted) => {
-                        let with_mod = insert_before_marker(&inserted, "versions", &version_mod)
-                            .map_err(|e| anyhow!("{group_path}: {e}"))?
-                            .unwrap_or(inserted);
-                        plan.generate(&group_path, with_mod);
+                match anchor {
+                    Some(anchor) => {
+                        // Above the next higher version, where the marker's list has it.
+                        let path = Path::new(&group_path);
+                        let add = |text: &str, marker: &str, fragment: &str, before| {
+                            rust_markers::insert(path, text, marker, fragment, before)
+                                .map(|new| new.unwrap_or_else(|| text.to_string()))
+                        };
+                        let listed = add(&text, &marker, &version_line, Some(anchor.as_str()))?;
+                        plan.generate(&group_path, add(&listed, "versions", &version_mod, None)?);
                     }
                     None => {
                         plan.insert(&group_path, "versions", version_mod);
@@ -679,23 +687,6 @@ fn plan_modules(
     Ok(())
 }
 
-/// Inserts `line` above the line whose trimmed text is `anchor`, with its indentation.
-fn insert_before_line(text: &str, anchor: &str, line: &str) -> Option<String> {
-    let mut offset = 0;
-    for l in text.split_inclusive('\n') {
-        if l.trim() == anchor {
-            let indent: String = l.chars().take_while(|c| *c == ' ' || *c == '\t').collect();
-            return Some(format!(
-                "{}{indent}{line}\n{}",
-                &text[..offset],
-                &text[offset..]
-            ));
-        }
-        offset += l.len();
-    }
-    None
-}
-
 /// The existing version with the highest Kubernetes priority.
 fn newest_version<'p>(versions: &[&'p Resource]) -> Option<&'p Resource> {
     versions
@@ -704,19 +695,12 @@ fn newest_version<'p>(versions: &[&'p Resource]) -> Option<&'p Resource> {
         .max_by_key(|r| names::version_priority(&r.version))
 }
 
-/// Other resources of the project that would clash with this one.
+/// Other groups of the project whose Rust module this one would take (names within the
+/// group: `group_names`).
 fn check_collisions(project: &Project, ctx: &Ctx) -> Result<()> {
     for r in &project.resources {
         if !r.is_own() {
             continue;
-        }
-        if r.group == ctx.group && r.kind != ctx.kind && r.plural == ctx.plural {
-            bail!(
-                "invalid plural {:?}: {} ({}) already uses it; pass --plural with another name",
-                ctx.plural,
-                r.kind,
-                ctx.api_group
-            );
         }
         if r.group != ctx.group && r.group.replace(['-', '.'], "_") == ctx.group_mod {
             bail!(
@@ -1050,26 +1034,10 @@ fn zero(prop: &JSONSchemaProps) -> serde_yaml::Value {
     }
 }
 
-/// The short names of Kubernetes' own kinds (`kubectl api-resources`, 1.37): a kind that
-/// took one would make `kubectl get <name>` ambiguous.
-const BUILT_IN_SHORT_NAMES: &[&str] = &[
-    "cj", "cm", "crd", "crds", "cs", "csr", "deploy", "ds", "ep", "ev", "hpa", "ing", "limits",
-    "netpol", "no", "ns", "pc", "pdb", "po", "pv", "pvc", "quota", "rc", "rs", "sa", "sc", "sts",
-    "svc", "vac",
-];
-
 /// A short name for `kubectl get`: the initials of a multi-word kind (ReplicaPool -> rp),
-/// or the first letter and following consonants of a one-word kind (Tenant -> tnt); none
-/// where that is one of Kubernetes' own (CronJob's `cj`).
+/// or the first letter and following consonants of a one-word kind (Tenant -> tnt).
+/// `group_names::check` drops it where another kind already has it.
 fn shortname(kind: &str) -> String {
-    let name = candidate_shortname(kind);
-    if BUILT_IN_SHORT_NAMES.contains(&name.as_str()) {
-        return String::new();
-    }
-    name
-}
-
-fn candidate_shortname(kind: &str) -> String {
     let initials: String = kind
         .chars()
         .filter(char::is_ascii_uppercase)
@@ -1099,22 +1067,10 @@ mod tests {
     #[test]
     fn shortnames() {
         assert_eq!(shortname("ReplicaPool"), "rp");
-        // batch/v1 CronJob's and v1 ConfigMap's: none.
-        assert_eq!(shortname("CronJob"), "");
-        assert_eq!(shortname("ConfigMap"), "");
+        assert_eq!(shortname("CronJob"), "cj");
         assert_eq!(shortname("Tenant"), "tnt");
         assert_eq!(shortname("Database"), "dtb");
         assert_eq!(shortname("A"), "a");
         assert_eq!(shortname("HTTPRoute"), "httpr");
-    }
-
-    #[test]
-    fn lines_go_above_their_anchor() {
-        let text = "    let v = vec![\n        v1::k::K::crd(),\n        // +m\n";
-        assert_eq!(
-            insert_before_line(text, "v1::k::K::crd(),", "v1beta1::k::K::crd(),").unwrap(),
-            "    let v = vec![\n        v1beta1::k::K::crd(),\n        v1::k::K::crd(),\n        // +m\n"
-        );
-        assert_eq!(insert_before_line(text, "missing", "x"), None);
     }
 }

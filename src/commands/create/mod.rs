@@ -3,6 +3,7 @@
 pub mod api;
 pub mod builtin;
 pub mod external;
+mod group_names;
 pub mod source;
 pub mod webhook;
 

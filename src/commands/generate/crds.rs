@@ -8,7 +8,6 @@ use std::process::{Command, Stdio};
 use anyhow::{Context, Result, bail};
 use clap::Args;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use serde::Deserialize;
 
 use super::Generated;
 use crate::cli::Global;
@@ -63,7 +62,7 @@ pub fn plan(global: &Global, args: &CrdsArgs) -> Result<Generated> {
         );
     }
     let files = if args.exact {
-        exact_crds(global)?
+        exact_crds(global, !(args.check || global.dry_run))?
     } else {
         warn_on_version_skew(global);
         static_crds(global, &paths, &args.features)?
@@ -135,18 +134,40 @@ fn warn_on_version_skew(global: &Global) {
 }
 
 /// Builds and runs `crdgen`; cargo's progress goes to the terminal as it builds.
-fn exact_crds(global: &Global) -> Result<BTreeMap<String, String>> {
+///
+/// Unless `writes`, nothing in the project may change (`--check`, `--dry-run`): cargo runs
+/// with `--locked`, so it fails rather than write `Cargo.lock`, and builds into a temporary
+/// target directory, removed afterwards (or into `CARGO_TARGET_DIR` when the user set one:
+/// a cache they chose). The build is then a cold one; that is the price of a check that
+/// leaves the tree as it found it.
+fn exact_crds(global: &Global, writes: bool) -> Result<BTreeMap<String, String>> {
     if !global.dir.join("Cargo.toml").is_file() {
         bail!(
             "--exact runs the project's crdgen binary, but {} has no Cargo.toml",
             global.dir.display()
         );
     }
-    let mut child = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+    let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    command
         .args(["run", "--quiet", "--bin", "crdgen"])
         .current_dir(&global.dir)
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(Stdio::inherit());
+    // Kept until cargo is done; dropping it removes the build.
+    let mut _scratch = None;
+    if !writes {
+        command.arg("--locked");
+        if std::env::var_os("CARGO_TARGET_DIR").is_none() {
+            let dir = tempfile::Builder::new()
+                .prefix("rsbuilder-crdgen-")
+                .tempdir()
+                .context("cannot create a temporary target directory for cargo")?;
+            command.env("CARGO_TARGET_DIR", dir.path());
+            _scratch = Some(dir);
+        }
+    }
+    die_with_rsbuilder(&mut command);
+    let mut child = command
         .spawn()
         .context("cannot run cargo; is it installed?")?;
     let mut stdout = String::new();
@@ -157,12 +178,17 @@ fn exact_crds(global: &Global) -> Result<BTreeMap<String, String>> {
         .read_to_string(&mut stdout)
         .context("crdgen printed invalid UTF-8")?;
     if !child.wait()?.success() {
+        if !writes {
+            bail!(
+                "`cargo run --locked --bin crdgen` failed (its errors are above); under --check \
+                 and --dry-run cargo may not write Cargo.lock, so it must exist and be up to date"
+            );
+        }
         bail!("`cargo run --bin crdgen` failed (its errors are above)");
     }
     let mut crds = Vec::new();
-    for document in serde_yaml::Deserializer::from_str(&stdout) {
-        let value =
-            serde_yaml::Value::deserialize(document).context("crdgen printed invalid YAML")?;
+    let documents = crate::yaml::read::documents(&stdout).context("crdgen printed invalid YAML")?;
+    for value in documents {
         if !value.is_null() {
             crds.push(
                 serde_yaml::from_value::<CustomResourceDefinition>(value)
@@ -172,6 +198,31 @@ fn exact_crds(global: &Global) -> Result<BTreeMap<String, String>> {
     }
     emit::render(&crds)
 }
+
+/// Makes the child die with rsbuilder, even under SIGKILL, where no handler of ours runs:
+/// the kernel sends it SIGKILL when the thread that spawned it ends (Linux).
+#[cfg(target_os = "linux")]
+fn die_with_rsbuilder(command: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: between fork and exec only async-signal-safe calls (prctl, getppid), and no
+    // allocation.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // rsbuilder died before prctl took effect: the signal will never come.
+            if libc::getppid() != parent {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn die_with_rsbuilder(_command: &mut Command) {}
 
 /// Files in the output directory that carry rsbuilder's header but that no type produces
 /// any more. They are never deleted automatically: the user may still want them.

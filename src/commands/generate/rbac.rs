@@ -1,8 +1,8 @@
 //! `rsbuilder generate rbac`: `config/rbac/role.yaml` from the `+rsbuilder:rbac` markers.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use clap::Args;
 
 use super::Generated;
@@ -23,6 +23,9 @@ pub struct RbacArgs {
     /// Write nothing; fail when the role on disk is out of date (for CI)
     #[arg(long)]
     pub check: bool,
+    /// Let --output replace an existing file that is not a role rsbuilder generated
+    #[arg(long)]
+    pub force: bool,
 }
 
 impl Default for RbacArgs {
@@ -32,8 +35,33 @@ impl Default for RbacArgs {
             paths: Vec::new(),
             output: PathBuf::from(rbac::ROLE_FILE),
             check: false,
+            force: false,
         }
     }
+}
+
+/// `--output` may name any file, the user's `src/main.rs` or `PROJECT` too: the role is a
+/// generated file, so it replaces only a role rsbuilder generated (or, for the default
+/// output, whatever `config/rbac/role.yaml` holds, which rsbuilder owns). Anything else is
+/// the user's, as scaffolded files are, and needs `--force`.
+fn refuse_to_overwrite_a_users_file(full: &Path, output: &Path) -> Result<()> {
+    if output == Path::new(rbac::ROLE_FILE) {
+        return Ok(());
+    }
+    let text = match std::fs::read(full) {
+        Ok(bytes) => String::from_utf8(bytes).unwrap_or_default(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        // A directory or an unreadable file: the write reports it.
+        Err(_) => return Ok(()),
+    };
+    if rbac::is_generated_role(&text) {
+        return Ok(());
+    }
+    bail!(
+        "--output {} already exists and is not a role rsbuilder generated; rsbuilder does not \
+         overwrite your files (use --force to replace it)",
+        output.display()
+    )
 }
 
 /// Plans `config/rbac/role.yaml` (or `--output`) from the markers of the sources.
@@ -50,6 +78,9 @@ pub fn plan(global: &Global, args: &RbacArgs) -> Result<Generated> {
     } else {
         args.paths.clone()
     };
+    if !args.check && !args.force {
+        refuse_to_overwrite_a_users_file(&root.join(&args.output), &args.output)?;
+    }
     let sources = collect_sources_in(root, &paths)?;
     let mut plan = Plan::new();
     plan.generate(&args.output, rbac::role_yaml(&sources, namespaced)?);

@@ -89,6 +89,20 @@ impl XKube {
     }
 }
 
+/// The `#[kube]` keys kube-derive collects into a list (`#[darling(multiple)]`); darling
+/// refuses any other key given twice.
+const REPEATABLE: &[&str] = &[
+    "derive",
+    "attr",
+    "category",
+    "shortname",
+    "printcolumn",
+    "selectable",
+    "annotation",
+    "label",
+    "validation",
+];
+
 /// Reads every `#[kube(...)]` attribute of a struct. `span` locates the derive for errors
 /// about missing keys.
 pub fn read(attrs: &[Attribute], span: Span) -> syn::Result<KubeAttrs> {
@@ -122,9 +136,16 @@ pub fn read(attrs: &[Attribute], span: Span) -> syn::Result<KubeAttrs> {
         storage_span: span,
         unsupported: Vec::new(),
     };
+    let mut given = std::collections::BTreeSet::new();
     for attr in attrs.iter().filter(|at| at.path().is_ident("kube")) {
         attr.parse_nested_meta(|m| {
             let name = m.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+            if !REPEATABLE.contains(&name.as_str()) && !given.insert(name.clone()) {
+                return Err(m.error(format!(
+                    "`{name}` is given twice in #[kube(...)]: kube-derive refuses a key given \
+                     more than once (darling: \"Duplicate field `{name}`\"); keep one"
+                )));
+            }
             match name.as_str() {
                 "group" => group = Some(checked_name(&m, names::crd_group)?),
                 "version" => version = Some(checked_name(&m, names::served_version)?),
@@ -166,9 +187,11 @@ pub fn read(attrs: &[Attribute], span: Span) -> syn::Result<KubeAttrs> {
                 "shortname" => a
                     .shortnames
                     .push(checked_name(&m, |v| names::dns1035_label("short name", v))?),
-                "selectable" => a.selectable.push(value_str(&m)?),
-                "annotation" => a.annotations.push(key_value(&m)?),
-                "label" => a.labels.push(key_value(&m)?),
+                "selectable" => a.selectable.push(checked_name(&m, names::selectable_field)?),
+                "annotation" => a.annotations.push(key_value(&m, |_| Ok(()), |_| Ok(()))?),
+                "label" => a
+                    .labels
+                    .push(key_value(&m, names::label_key, names::label_value)?),
                 "printcolumn" => a.printcolumns.push(printcolumn(&m)?),
                 "scale" => a.scale = Some(scale(&m)?),
                 "deprecated" => {
@@ -303,16 +326,33 @@ fn strip_group(expr: &Expr) -> &Expr {
     }
 }
 
-fn key_value(m: &ParseNestedMeta<'_>) -> syn::Result<(String, String)> {
+/// `("key", "value")` whose key and value pass `key_rule` and `value_rule` (the API
+/// server's rules for that map), or an error at the one that does not.
+fn key_value(
+    m: &ParseNestedMeta<'_>,
+    key_rule: impl Fn(&str) -> anyhow::Result<()>,
+    value_rule: impl Fn(&str) -> anyhow::Result<()>,
+) -> syn::Result<(String, String)> {
     let content;
     syn::parenthesized!(content in m.input);
     let k: LitStr = content.parse()?;
     content.parse::<syn::Token![,]>()?;
     let v: LitStr = content.parse()?;
+    key_rule(&k.value()).map_err(|e| syn::Error::new(k.span(), e))?;
+    value_rule(&v.value()).map_err(|e| syn::Error::new(v.span(), e))?;
     Ok((k.value(), v.value()))
 }
 
+/// A printer column, in either form, whose type and format the API server accepts.
 fn printcolumn(m: &ParseNestedMeta<'_>) -> syn::Result<PrintColumn> {
+    let span = span_of(&m.path);
+    let column = printcolumn_value(m)?;
+    names::printer_column(&column.type_, column.format.as_deref())
+        .map_err(|e| syn::Error::new(span, e))?;
+    Ok(column)
+}
+
+fn printcolumn_value(m: &ParseNestedMeta<'_>) -> syn::Result<PrintColumn> {
     if m.input.peek(syn::Token![=]) {
         let lit: LitStr = m.value()?.parse()?;
         return serde_json::from_str(&lit.value())

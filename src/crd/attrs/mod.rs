@@ -3,12 +3,15 @@
 //! split). Values that cannot be known statically are kept as [`Unsupported`] so the schema
 //! builder can refuse them at their span.
 
+pub mod json_tokens;
 pub mod kube;
 pub mod schemars;
 pub mod serde;
 pub mod validation;
 
-use proc_macro2::{Delimiter, Span, TokenStream, TokenTree};
+pub use json_tokens::tokens_to_json;
+
+use proc_macro2::Span;
 use serde_json::Value;
 use syn::{Attribute, Expr, ExprLit, Lit, UnOp};
 
@@ -129,49 +132,4 @@ pub fn doc_string(attrs: &[Attribute]) -> Result<Option<String>, Unsupported> {
 
 pub fn span_of<T: quote::ToTokens>(t: &T) -> Span {
     syn::spanned::Spanned::span(t)
-}
-
-/// Parses `json!(...)`-style tokens (as used by `#[schemars(extend("k" = ...))]`) into JSON.
-/// Only plain JSON literals are accepted; anything that would need evaluating gives `None`.
-pub fn tokens_to_json(tokens: &TokenStream) -> Option<Value> {
-    let mut text = String::new();
-    render_json_tokens(tokens.clone(), &mut text)?;
-    serde_json::from_str(&text).ok()
-}
-
-fn render_json_tokens(tokens: TokenStream, out: &mut String) -> Option<()> {
-    for tt in tokens {
-        match tt {
-            TokenTree::Group(g) => {
-                let (open, close) = match g.delimiter() {
-                    Delimiter::Brace => ('{', '}'),
-                    Delimiter::Bracket => ('[', ']'),
-                    Delimiter::Parenthesis | Delimiter::None => {
-                        render_json_tokens(g.stream(), out)?;
-                        continue;
-                    }
-                };
-                out.push(open);
-                render_json_tokens(g.stream(), out)?;
-                out.push(close);
-            }
-            TokenTree::Punct(p) => match p.as_char() {
-                c @ (',' | ':' | '-') => out.push(c),
-                _ => return None,
-            },
-            TokenTree::Literal(l) => {
-                let text = l.to_string();
-                // Rust-only literal forms (raw strings, suffixes, chars) are not JSON.
-                if text.starts_with('r') || text.starts_with('\'') || text.starts_with('b') {
-                    return None;
-                }
-                out.push_str(&text);
-            }
-            TokenTree::Ident(i) => match i.to_string().as_str() {
-                w @ ("true" | "false" | "null") => out.push_str(w),
-                _ => return None,
-            },
-        }
-    }
-    Some(())
 }

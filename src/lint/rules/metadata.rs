@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use crate::lint::yaml::Segment;
+use crate::names::{is_label_value, is_qualified_name};
 
 /// ObjectMeta's fields (k8s.io/apimachinery/pkg/apis/meta/v1, ObjectMeta).
 const FIELDS: &[&str] = &[
@@ -97,25 +98,6 @@ fn is_label(s: &str) -> bool {
 
 fn is_subdomain(s: &str) -> bool {
     !s.is_empty() && s.len() <= 253 && s.split('.').all(is_label)
-}
-
-/// `[prefix/]name`, name at most 63 alphanumerics, '-', '_' and '.'.
-fn is_qualified_name(s: &str) -> bool {
-    let (prefix, name) = match s.split_once('/') {
-        Some((p, n)) => (Some(p), n),
-        None => (None, s),
-    };
-    prefix.is_none_or(is_subdomain) && !name.is_empty() && is_label_value(name)
-}
-
-fn is_label_value(s: &str) -> bool {
-    s.len() <= 63
-        && (s.is_empty()
-            || (s
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
-                && s.as_bytes()[0].is_ascii_alphanumeric()
-                && s.as_bytes()[s.len() - 1].is_ascii_alphanumeric()))
 }
 
 #[cfg(test)]

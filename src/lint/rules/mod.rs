@@ -6,6 +6,7 @@ pub mod columns;
 pub mod formats;
 pub mod manifests;
 pub mod metadata;
+pub mod names;
 pub mod rbac;
 pub mod samples;
 pub mod size;

@@ -206,7 +206,7 @@ mod tests {
     use super::*;
 
     fn found(code: &str) -> Vec<String> {
-        let file = syn::parse_file(code).unwrap();
+        let file = crate::syntax::parse_file(code).unwrap();
         let mut uses = Uses::default();
         uses.visit_file(&file);
         let own = BTreeMap::from([("CronJob", ("batch.example.com", "cronjobs"))]);

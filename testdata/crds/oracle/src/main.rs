@@ -2,7 +2,7 @@
 //! `testdata/crds/<case>/src`, written to `testdata/crds/<case>/expected/<group>_<plural>.yaml`.
 //!
 //! All versions of one group/kind are merged with `kube::core::crd::merge_crds`, listed in
-//! ascending Kubernetes version order, with the one version not marked `storage = false`
+//! ascending order of kube-core's `Version::priority`, with the one version not marked `storage = false`
 //! as the storage version (DESIGN.md §5).
 //!
 //! `cargo run --manifest-path testdata/crds/oracle/Cargo.toml` rewrites the files;
@@ -110,28 +110,12 @@ fn render(crds: Vec<Result<Crd, String>>) -> Result<BTreeMap<String, String>, St
     Ok(files)
 }
 
-/// The API server's version priority, ascending (`CompareKubeAwareVersionStrings`):
-/// names matching `^v(\d+)(?:(alpha|beta)(\d+))?$` by GA > beta > alpha, then major,
-/// then minor; all other names below them, in reverse alphabetical order. Written here
-/// again (not taken from rsbuilder) so the oracle does not depend on the code it checks.
-fn version_priority(value: &str) -> (Option<(u8, u64, u64)>, std::cmp::Reverse<String>) {
-    let number = |d: &str| -> Option<u64> {
-        if d.is_empty() || !d.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        d.parse::<u64>().ok().filter(|n| *n <= i64::MAX as u64)
-    };
-    let parsed = (|| {
-        let rest = value.strip_prefix('v')?;
-        let split = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
-        let (major, tail) = rest.split_at(split);
-        let major = number(major)?;
-        match tail {
-            "" => Some((2, major, 0)),
-            t if t.starts_with("alpha") => Some((0, major, number(&t[5..])?)),
-            t if t.starts_with("beta") => Some((1, major, number(&t[4..])?)),
-            _ => None,
-        }
-    })();
-    (parsed, std::cmp::Reverse(value.to_string()))
+/// The order the versions are handed to `merge_crds` in, ascending: kube-core's own
+/// version ordering, `kube::core::Version::priority` (`merge_crds` itself keeps the order
+/// it is given; this is the order kube offers for sorting versions). It reads `v1alpha`
+/// and `v1beta` (no number) as alpha and beta, where the API server's priority
+/// (`CompareKubeAwareVersionStrings`) reads them as other names. Equal priorities (`v1`,
+/// `v01`) by name.
+fn version_priority(value: &str) -> (impl Ord + use<>, String) {
+    (kube::core::Version::parse(value).priority(), value.to_string())
 }

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
     selectable = ".status.conditions",
     printcolumn(
         name = "Ready",
-        type_ = "float",
+        type_ = "string",
         json_path = ".status.conditions[?(@.type==\"Ready\")].status"
     ),
     printcolumn(

@@ -1,0 +1,12 @@
+//! `v1`: one of the versions of Relay whose order kube-core's `Version` and the API
+//! server's priority disagree on (`v1alpha`/`v1beta` without a number are alpha/beta to
+//! kube-core, other names to the API server).
+use kube::CustomResource;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[kube(group = "relay.example.com", version = "v1", kind = "Relay", namespaced)]
+pub struct RelaySpec {
+    pub target: String,
+}
