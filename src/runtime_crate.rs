@@ -17,7 +17,9 @@ pub fn files() -> Vec<(String, String)> {
     while let Some(dir) = dirs.pop() {
         dirs.extend(dir.dirs());
         for file in dir.files() {
-            let text = file.contents_utf8().expect("the runtime's sources are UTF-8");
+            let text = file
+                .contents_utf8()
+                .expect("the runtime's sources are UTF-8");
             let path = file.path().to_string_lossy();
             files.push((format!("{DIR}/{path}"), format!("{RUST_HEADER}{text}")));
         }

@@ -23,9 +23,7 @@ use tokio::time::Instant;
 use tower::Layer;
 use tower_test::mock::{self, Handle, SendResponse};
 
-use rsbuilder_runtime::leader::{
-    Candidate, Leadership, RENEW_DEADLINE, REQUEST_TIMEOUT, Renewals,
-};
+use rsbuilder_runtime::leader::{Candidate, Leadership, RENEW_DEADLINE, REQUEST_TIMEOUT, Renewals};
 use rsbuilder_runtime::shutdown::Shutdown;
 
 type Reply = SendResponse<Response<kube::client::Body>>;
@@ -297,7 +295,8 @@ async fn the_election_client_gives_up_on_an_api_server_that_does_not_answer() {
         }
     });
     let url = format!("http://{addr}").parse().expect("a URL");
-    let candidate = Candidate::new(kube::Config::new(url), LEASE_NAME, NAMESPACE).expect("a candidate");
+    let candidate =
+        Candidate::new(kube::Config::new(url), LEASE_NAME, NAMESPACE).expect("a candidate");
     let leases: Api<Lease> = Api::namespaced(candidate.client, NAMESPACE);
 
     let started = std::time::Instant::now();

@@ -30,7 +30,12 @@ pub fn plan(global: &Global) -> Result<Generated> {
         plan.generate(path, text);
     }
     let mut stale = Vec::new();
-    collect_stale(&global.dir, Path::new(runtime_crate::DIR), &written, &mut stale);
+    collect_stale(
+        &global.dir,
+        Path::new(runtime_crate::DIR),
+        &written,
+        &mut stale,
+    );
     stale.sort();
     Ok(Generated {
         plan,

@@ -121,8 +121,7 @@ impl Manager {
         info!(version = %version.git_version, "connected to the API server");
 
         let metrics_listener = server::bind("metrics", args.metrics_bind_address).await?;
-        let probes_listener =
-            server::bind("health probes", args.health_probe_bind_address).await?;
+        let probes_listener = server::bind("health probes", args.health_probe_bind_address).await?;
         let metrics_security = if args.metrics_secure {
             MetricsSecurity::Secure {
                 certificate: tls::Serving::load("metrics", args.metrics_cert_dir.clone())
