@@ -503,6 +503,17 @@ fn refused_by_server(server: &ApiServer, dir: &Path) -> BTreeMap<String, String>
             .into_owned();
         refused.insert(stem, error.trim().to_string());
     }
+    // One refusal alone is printed without its file: `The <Kind> "<name>" is invalid: ...`
+    // (kubectl's format for a single Invalid status). Every object is named as its file.
+    if let Some(single) = stderr.strip_prefix("The ")
+        && refused.is_empty()
+    {
+        let name = single
+            .split('"')
+            .nth(1)
+            .unwrap_or_else(|| panic!("kubectl names no object in: {stderr}"));
+        refused.insert(name.to_string(), stderr.trim().to_string());
+    }
     let created = common::stdout(&out).lines().count();
     let files = fs::read_dir(dir).unwrap().count();
     assert_eq!(

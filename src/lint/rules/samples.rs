@@ -381,6 +381,25 @@ impl Validator {
     }
 
     fn bounds(&mut self, s: Schema<'_>, n: f64, value: &Value, path: &[Segment]) {
+        // kube-openapi's number validator refuses any value of an integer node whose bound
+        // is not a whole number ("Minimum boundary value must be of type integer"): such a
+        // CRD is accepted, and then no object with the field is.
+        if s.get("type").and_then(Value::as_str) == Some("integer") {
+            for key in ["minimum", "maximum"] {
+                if let Some(bound) = number(s, key)
+                    && bound.fract() != 0.0
+                {
+                    self.fail(
+                        path.to_vec(),
+                        format!(
+                            "the schema's {key} {} is not a whole number: the API server \
+                             refuses every value of this integer field",
+                            fmt_num(bound)
+                        ),
+                    );
+                }
+            }
+        }
         let exclusive = |key: &str| s.get(key).and_then(Value::as_bool) == Some(true);
         if let Some(min) = number(s, "minimum") {
             let low = if exclusive("exclusiveMinimum") {
@@ -599,6 +618,25 @@ mod tests {
             json!({"metadata": meta(), "spec": {"replicas": 3, "mode": "Fast", "name": "abc", "port": "http"}}),
         );
         assert_eq!(good, []);
+    }
+
+    #[test]
+    fn an_integer_bound_that_is_not_whole_refuses_every_value_as_the_server_does() {
+        let schema = spec(json!({
+            "from": {"type": "integer", "minimum": -1.5},
+            "to": {"type": "integer", "maximum": 1000000.0},
+            "ratio": {"type": "number", "minimum": 0.5},
+        }));
+        let bad = problems(
+            schema,
+            json!({"metadata": meta(), "spec": {"from": 3, "to": 3, "ratio": 0.75}}),
+        );
+        assert_eq!(bad.len(), 1, "{bad:?}");
+        assert_eq!(bad[0].0, "spec.from");
+        assert!(
+            bad[0].1.contains("minimum -1.5 is not a whole number"),
+            "{bad:?}"
+        );
     }
 
     #[test]
