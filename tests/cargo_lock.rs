@@ -341,28 +341,34 @@ fn only_the_job_that_pushes_on_tags_may_write_packages() {
     }
 }
 
-/// hyper's HTTP client serves only the tests (`tls::testing`): the manager's binary is
-/// built without it.
+/// The test helpers of rsbuilder-runtime (`tls::testing`, with hyper's HTTP client) serve
+/// only the tests: the manager's binary is built without them.
 #[test]
-fn hypers_client_is_a_dev_dependency_only() {
+fn the_runtimes_test_helpers_are_a_dev_dependency_only() {
     for name in golden_projects() {
         let path = repo_root().join("testdata").join(&name).join("Cargo.toml");
         let manifest: toml_edit::DocumentMut = fs::read_to_string(&path).unwrap().parse().unwrap();
-        let features = |table: &str| -> Vec<String> {
-            manifest[table]["hyper"]["features"]
-                .as_array()
-                .unwrap()
-                .iter()
+        let features = |table: &str, krate: &str| -> Vec<String> {
+            manifest[table]
+                .get(krate)
+                .and_then(|dep| dep.get("features"))
+                .and_then(|features| features.as_array())
+                .into_iter()
+                .flatten()
                 .filter_map(|f| f.as_str().map(str::to_string))
                 .collect()
         };
         assert!(
-            !features("dependencies").contains(&"client".to_string()),
+            !features("dependencies", "rsbuilder-runtime").contains(&"testing".to_string()),
+            "{name}: the runtime's test helpers are a dependency of the manager"
+        );
+        assert!(
+            !features("dependencies", "hyper").contains(&"client".to_string()),
             "{name}: hyper's client is a dependency of the manager"
         );
         assert!(
-            features("dev-dependencies").contains(&"client".to_string()),
-            "{name}: the tests lack hyper's client"
+            features("dev-dependencies", "rsbuilder-runtime").contains(&"testing".to_string()),
+            "{name}: the tests lack the runtime's test helpers"
         );
     }
 }

@@ -2,18 +2,13 @@
 
 //! lint-seeded: a Kubernetes operator built with kube-rs.
 //!
-//! `api` holds the custom resource types, `controllers` their reconcilers; the rest is
-//! the manager's plumbing, wired together in `main.rs`.
+//! `api` holds the custom resource types, `controllers` their reconcilers; `main.rs`
+//! wires them into the manager of `rsbuilder-runtime`, which holds the plumbing every
+//! operator shares.
 
 pub mod api;
 pub mod controllers;
-pub mod deadline;
-pub mod leader;
-pub mod metrics;
-pub mod metrics_auth;
-pub mod server;
-pub mod shutdown;
-pub mod supervisor;
-pub mod telemetry;
-pub mod tls;
 // +rsbuilder:scaffold:modules
+
+/// The Lease the manager's replicas compete for (`--leader-elect`).
+pub const LEADER_ELECTION_LEASE: &str = "lint-seeded-leader.example.com";

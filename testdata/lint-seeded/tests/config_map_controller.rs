@@ -14,9 +14,10 @@ use kube::Resource;
 use kube::core::{ObjectMeta, PartialObjectMetaExt, Status};
 use kube::runtime::controller::Action;
 
+use rsbuilder_runtime::server::Readiness;
+use rsbuilder_runtime::shutdown::Shutdown;
+
 use lint_seeded::controllers::config_map::{self as controller, Error};
-use lint_seeded::server::Readiness;
-use lint_seeded::shutdown::Shutdown;
 
 use support::{context, finish};
 

@@ -120,8 +120,8 @@ async fn a_metrics_server_that_cannot_bind_stops_the_manager_with_an_error() {
 /// expires and no replica leads meanwhile.
 #[test]
 fn the_pods_grace_period_covers_the_drain_and_the_release_of_the_lease() {
-    use lint_seeded::leader::RENEW_DEADLINE;
-    use lint_seeded::supervisor::GRACEFUL_SHUTDOWN_TIMEOUT;
+    use rsbuilder_runtime::leader::RENEW_DEADLINE;
+    use rsbuilder_runtime::supervisor::GRACEFUL_SHUTDOWN_TIMEOUT;
 
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/config/manager/manager.yaml");
     let text = std::fs::read_to_string(path).expect("config/manager/manager.yaml");

@@ -14,10 +14,11 @@ use kube::Resource;
 use kube::core::{ObjectMeta, PartialObjectMetaExt, Status};
 use kube::runtime::controller::Action;
 
-use project_external::api::external::cert_manager_io::v1::certificate::Certificate;
-use project_external::controllers::certificate::{self as controller, Error};
 use rsbuilder_runtime::server::Readiness;
 use rsbuilder_runtime::shutdown::Shutdown;
+
+use project_external::api::external::cert_manager_io::v1::certificate::Certificate;
+use project_external::controllers::certificate::{self as controller, Error};
 
 use support::{context, finish};
 

@@ -14,10 +14,11 @@ use kube::Resource;
 use kube::core::{ObjectMeta, PartialObjectMetaExt, Status};
 use kube::runtime::controller::Action;
 
-use project_external::api::external::gateway_networking_k8s_io::v1beta1::http_route::HTTPRoute;
-use project_external::controllers::http_route::{self as controller, Error};
 use rsbuilder_runtime::server::Readiness;
 use rsbuilder_runtime::shutdown::Shutdown;
+
+use project_external::api::external::gateway_networking_k8s_io::v1beta1::http_route::HTTPRoute;
+use project_external::controllers::http_route::{self as controller, Error};
 
 use support::{context, finish};
 

@@ -14,10 +14,11 @@ use kube::Resource;
 use kube::core::{ObjectMeta, PartialObjectMetaExt, Status};
 use kube::runtime::controller::Action;
 
-use project_external::api::external::monitoring_coreos_com::v1::service_monitor::ServiceMonitor;
-use project_external::controllers::service_monitor::{self as controller, Error};
 use rsbuilder_runtime::server::Readiness;
 use rsbuilder_runtime::shutdown::Shutdown;
+
+use project_external::api::external::monitoring_coreos_com::v1::service_monitor::ServiceMonitor;
+use project_external::controllers::service_monitor::{self as controller, Error};
 
 use support::{context, finish};
 

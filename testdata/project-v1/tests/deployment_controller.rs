@@ -15,9 +15,10 @@ use kube::Resource;
 use kube::core::{ObjectMeta, PartialObjectMetaExt, Status};
 use kube::runtime::controller::Action;
 
-use project_v1::controllers::deployment::{self as controller, Error};
 use rsbuilder_runtime::server::Readiness;
 use rsbuilder_runtime::shutdown::Shutdown;
+
+use project_v1::controllers::deployment::{self as controller, Error};
 
 use support::{context, finish};
 

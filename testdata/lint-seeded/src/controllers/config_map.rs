@@ -18,6 +18,10 @@ use kube::runtime::{WatchStreamExt, predicates, reflector, watcher};
 use kube::{Api, ResourceExt};
 use tracing::{debug, warn};
 
+use rsbuilder_runtime::controller::log_outcome;
+use rsbuilder_runtime::server::Readiness;
+use rsbuilder_runtime::shutdown::Shutdown;
+
 use super::backoff::Backoff;
 
 /// The Secrets of the cluster (no RBAC marker: seeded for `rsbuilder lint`).
@@ -25,8 +29,6 @@ pub fn secrets(client: kube::Client) -> kube::Api<k8s_openapi::api::core::v1::Se
     kube::Api::all(client)
 }
 use super::{Context, Run};
-use crate::server::Readiness;
-use crate::shutdown::Shutdown;
 
 /// This controller's name in logs and metrics.
 pub const NAME: &str = "configmap";
@@ -100,7 +102,7 @@ pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'st
             .with_config(config)
             .graceful_shutdown_on(shutdown.wait())
             .run(reconcile, error_policy, Arc::new(ctx))
-            .for_each(|result| async move { super::log_outcome("ConfigMap", result) })
+            .for_each(|result| async move { log_outcome("ConfigMap", result) })
             .await;
     })
 }

@@ -5,17 +5,14 @@
 use std::any::{Any, TypeId};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 use futures::future::BoxFuture;
 use kube::Client;
-use kube::runtime::controller::{self, Action};
 use kube::runtime::events::{Recorder, Reporter};
-use tracing::{debug, warn};
 
-use crate::metrics::Metrics;
-use crate::server::Readiness;
-use crate::shutdown::Shutdown;
+use rsbuilder_runtime::metrics::Metrics;
+use rsbuilder_runtime::server::Readiness;
+use rsbuilder_runtime::shutdown::Shutdown;
 
 pub mod backoff;
 pub mod children;
@@ -27,56 +24,6 @@ pub mod config_map;
 /// A controller's entry point: it runs until `shutdown` resolves, and sets its
 /// `Readiness` once its watch has listed every object.
 pub type Run = fn(Context, Readiness, Shutdown) -> BoxFuture<'static, ()>;
-
-/// Runs `controller` until it stops; fails when its watch has not listed every object
-/// within `timeout` (controller-runtime's `CacheSyncTimeout`). A watch that never syncs
-/// (its CRD missing, its RBAC without `list`, objects its types cannot read) would
-/// otherwise leave the controller idle behind green probes: the manager exits instead,
-/// and says why.
-pub async fn supervise(
-    name: &str,
-    controller: BoxFuture<'static, ()>,
-    synced: Readiness,
-    timeout: Duration,
-) -> anyhow::Result<()> {
-    let mut controller = controller;
-    let sync = async {
-        while !synced.get() {
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    };
-    tokio::select! {
-        () = &mut controller => return Ok(()),
-        in_time = tokio::time::timeout(timeout, sync) => {
-            if in_time.is_err() {
-                anyhow::bail!(
-                    "the {name} controller's watch did not list its objects within {timeout:?} \
-                     (is its CRD installed? may the manager list and watch them?)"
-                );
-            }
-        }
-    }
-    controller.await;
-    Ok(())
-}
-
-/// Logs what a controller's run yielded for one object, at the level it deserves.
-pub fn log_outcome<O, R, Q>(controller: &str, result: Result<(O, Action), controller::Error<R, Q>>)
-where
-    O: std::fmt::Display,
-    controller::Error<R, Q>: std::fmt::Display,
-{
-    match result {
-        Ok((object, _)) => debug!(%object, "reconciled"),
-        // `error_policy` has logged it.
-        Err(controller::Error::ReconcilerFailed(..)) => {}
-        // Routine: a retry or resync was due for an object deleted since (kube-rs#1167).
-        Err(error @ controller::Error::ObjectNotFound(_)) => {
-            debug!(%error, "{controller} controller");
-        }
-        Err(error) => warn!(%error, "{controller} controller"),
-    }
-}
 
 /// Every controller of this manager, by name; `rsbuilder create api` adds to this list.
 pub fn all() -> Vec<(&'static str, Run)> {
@@ -130,71 +77,5 @@ impl Context {
             .clone()
             .downcast::<T>()
             .unwrap_or_else(|_| unreachable!())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::io::Write;
-
-    use k8s_openapi::api::core::v1::ConfigMap;
-    use kube::api::DynamicObject;
-    use kube::runtime::reflector::ObjectRef;
-    use kube::runtime::watcher;
-
-    use super::*;
-
-    /// What the tracing subscriber wrote.
-    #[derive(Clone, Default)]
-    struct Logs(Arc<Mutex<Vec<u8>>>);
-
-    impl Write for Logs {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().write(bytes)
-        }
-
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
-    /// The log lines `log_outcome` writes for `error`, at every level.
-    fn logged(error: controller::Error<std::io::Error, watcher::Error>) -> String {
-        let logs = Logs::default();
-        let writer = logs.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_max_level(tracing::Level::TRACE)
-            .with_ansi(false)
-            .with_writer(move || writer.clone())
-            .finish();
-        tracing::subscriber::with_default(subscriber, || {
-            log_outcome::<String, _, _>("Test", Err(error));
-        });
-        let bytes = logs.0.lock().unwrap().clone();
-        String::from_utf8(bytes).unwrap()
-    }
-
-    fn gone() -> Box<ObjectRef<DynamicObject>> {
-        Box::new(ObjectRef::<ConfigMap>::new("gone").erase())
-    }
-
-    #[test]
-    fn an_object_deleted_before_its_retry_is_no_warning() {
-        let logs = logged(controller::Error::ObjectNotFound(gone()));
-        assert!(logs.contains("DEBUG") && !logs.contains("WARN"), "{logs}");
-    }
-
-    #[test]
-    fn a_failing_watch_is_a_warning() {
-        let error = watcher::Error::NoResourceVersion;
-        let logs = logged(controller::Error::QueueError(error));
-        assert!(logs.contains("WARN"), "{logs}");
-    }
-
-    #[test]
-    fn a_failed_reconciliation_is_left_to_the_error_policy() {
-        let error = std::io::Error::other("refused");
-        let logs = logged(controller::Error::ReconcilerFailed(error, gone()));
-        assert_eq!(logs, "");
     }
 }

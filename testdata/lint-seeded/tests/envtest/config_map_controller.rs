@@ -6,10 +6,11 @@
 
 use std::sync::Arc;
 
+use rsbuilder_runtime::metrics::Metrics;
+use rsbuilder_runtime::server::Readiness;
+use rsbuilder_runtime::shutdown::Shutdown;
+
 use lint_seeded::controllers::{Context, config_map as controller};
-use lint_seeded::metrics::Metrics;
-use lint_seeded::server::Readiness;
-use lint_seeded::shutdown::Shutdown;
 
 use crate::control_plane::{control_plane, eventually, manager_user};
 

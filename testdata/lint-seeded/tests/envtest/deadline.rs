@@ -15,7 +15,7 @@ use kube::api::{Api, PostParams};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-use lint_seeded::deadline;
+use rsbuilder_runtime::deadline;
 
 use crate::control_plane::control_plane;
 

@@ -11,11 +11,12 @@ use kube::runtime::controller::Action;
 use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
 
+use rsbuilder_runtime::metrics::Metrics;
+use rsbuilder_runtime::server::Readiness;
+use rsbuilder_runtime::shutdown::{Shutdown, Trigger};
+
 use lint_seeded::api::ship::frigate::Frigate;
 use lint_seeded::controllers::{Context, frigate as controller};
-use lint_seeded::metrics::Metrics;
-use lint_seeded::server::Readiness;
-use lint_seeded::shutdown::{Shutdown, Trigger};
 
 use crate::control_plane::{control_plane, counter, eventually, manager_user};
 
@@ -216,10 +217,10 @@ async fn a_stale_cached_copy_does_not_keep_an_old_status() {
     assert!(ready(&object), "a stale cache hid the change: {status:?}");
 }
 
-/// Runs the controller of `ctx` under `controllers::supervise` with a cache sync timeout of
+/// Runs the controller of `ctx` under `rsbuilder_runtime::controller::supervise` with a cache sync timeout of
 /// 3 s, and checks that it stops there with the reason, never synced (`why` it should not).
 async fn stops_unsynced_at_the_timeout(ctx: Context, why: &str) {
-    use lint_seeded::controllers::supervise;
+    use rsbuilder_runtime::controller::supervise;
 
     let synced = Readiness::default();
     let (_stop, shutdown) = Shutdown::channel();
@@ -237,7 +238,7 @@ async fn stops_unsynced_at_the_timeout(ctx: Context, why: &str) {
 }
 
 /// A controller syncs once its watch has listed every Frigate; one whose role lacks `list`
-/// on frigates never does, and `controllers::supervise` stops it at the cache sync
+/// on frigates never does, and `rsbuilder_runtime::controller::supervise` stops it at the cache sync
 /// timeout instead of leaving it idle behind green probes (controller-runtime's
 /// `CacheSyncTimeout`).
 #[tokio::test]
@@ -272,7 +273,7 @@ async fn a_controller_whose_watch_cannot_list_never_syncs_and_fails_at_the_timeo
 }
 
 /// Where the CRD is not installed, the API server answers the watch 404 Not Found: the
-/// controller never syncs, and `controllers::supervise` stops it at the cache sync
+/// controller never syncs, and `rsbuilder_runtime::controller::supervise` stops it at the cache sync
 /// timeout. (The CRD stays for the other tests: this controller's requests name a
 /// resource the API server does not serve, which it answers as for a missing CRD.)
 #[tokio::test]

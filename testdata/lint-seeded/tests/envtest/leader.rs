@@ -20,15 +20,17 @@ use kube::client::{Body, ClientBuilder};
 use serde::Deserialize;
 use tower::{Layer, Service};
 
-use lint_seeded::leader::{Candidate, Leadership};
-use lint_seeded::leader::{LEASE_DURATION, RENEW_DEADLINE, RETRY_PERIOD};
-use lint_seeded::shutdown::Shutdown;
+use rsbuilder_runtime::leader::{Candidate, Leadership};
+use rsbuilder_runtime::leader::{LEASE_DURATION, RENEW_DEADLINE, RETRY_PERIOD};
+use rsbuilder_runtime::shutdown::Shutdown;
+
+use lint_seeded::LEADER_ELECTION_LEASE;
 
 use crate::control_plane::{control_plane, manager_user};
 
 async fn candidate(namespace: &str) -> Candidate {
     let config = control_plane().config(&manager_user(namespace), &[]).await;
-    Candidate::new(config, namespace).expect("a candidate")
+    Candidate::new(config, LEADER_ELECTION_LEASE, namespace).expect("a candidate")
 }
 
 /// Runs for leadership until elected, in a runtime of its own, as another process would:
@@ -191,7 +193,7 @@ async fn candidate_with(namespace: &str, clock: &Clock) -> Candidate {
         namespace,
         identity,
         ..
-    } = Candidate::new(config.clone(), namespace).expect("a candidate");
+    } = Candidate::new(config.clone(), LEADER_ELECTION_LEASE, namespace).expect("a candidate");
     let client = ClientBuilder::try_from(config).expect("a client");
     let client = client.with_layer(&renewals).with_layer(clock).build();
     Candidate {

@@ -17,9 +17,9 @@ use kube::api::{Api, PostParams};
 use serde_json::json;
 use tower::ServiceExt as _;
 
-use lint_seeded::metrics::Metrics;
-use lint_seeded::metrics_auth::MetricsAuth;
-use lint_seeded::server::secure_metrics_router;
+use rsbuilder_runtime::metrics::Metrics;
+use rsbuilder_runtime::metrics_auth::MetricsAuth;
+use rsbuilder_runtime::server::secure_metrics_router;
 
 use crate::control_plane::{control_plane, manager_user};
 

@@ -18,8 +18,9 @@ use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 use tower_test::mock::{self, Handle, SendResponse};
 
+use rsbuilder_runtime::metrics::Metrics;
+
 use lint_seeded::controllers::Context;
-use lint_seeded::metrics::Metrics;
 
 /// Where the events about an object in `namespace` go: its namespace, `default` for a
 /// cluster-scoped object.

@@ -1174,7 +1174,9 @@ mod tests {
 
     /// A webhook server of the certificate in `dir`, read again every 50 ms, as the
     /// manager runs it.
-    async fn webhook_server(dir: &Path) -> anyhow::Result<(SocketAddr, rsbuilder_runtime::shutdown::Trigger)> {
+    async fn webhook_server(
+        dir: &Path,
+    ) -> anyhow::Result<(SocketAddr, rsbuilder_runtime::shutdown::Trigger)> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let config = crate::webhooks::server::Config {

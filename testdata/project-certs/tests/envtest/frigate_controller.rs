@@ -12,11 +12,12 @@ use kube::runtime::controller::Action;
 use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
 
-use project_certs::api::ship::frigate::Frigate;
-use project_certs::controllers::{Context, frigate as controller};
 use rsbuilder_runtime::metrics::Metrics;
 use rsbuilder_runtime::server::Readiness;
 use rsbuilder_runtime::shutdown::{Shutdown, Trigger};
+
+use project_certs::api::ship::frigate::Frigate;
+use project_certs::controllers::{Context, frigate as controller};
 
 use crate::control_plane::{control_plane, counter, eventually, manager_user};
 

@@ -25,6 +25,7 @@ use kube::{Api, Client, ResourceExt};
 use rsbuilder_runtime::server::{Health, Readiness};
 use rsbuilder_runtime::shutdown::Shutdown;
 use rsbuilder_runtime::tls;
+
 use project_certs::webhooks::certs::{self, Lifetimes, MetricsCert, Settings};
 
 use crate::control_plane::{IssueCerts, ManagerCerts, control_plane, eventually, manifests_in};

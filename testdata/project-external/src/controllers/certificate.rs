@@ -19,11 +19,13 @@ use kube::runtime::{WatchStreamExt, predicates, reflector, watcher};
 use kube::{Api, ResourceExt};
 use tracing::{debug, warn};
 
+use rsbuilder_runtime::controller::log_outcome;
+use rsbuilder_runtime::server::Readiness;
+use rsbuilder_runtime::shutdown::Shutdown;
+
 use super::backoff::Backoff;
 use super::{Context, Run};
 use crate::api::external::cert_manager_io::v1::certificate::Certificate;
-use rsbuilder_runtime::server::Readiness;
-use rsbuilder_runtime::shutdown::Shutdown;
 
 /// This controller's name in logs and metrics.
 pub const NAME: &str = "certificate";
@@ -97,7 +99,7 @@ pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'st
             .with_config(config)
             .graceful_shutdown_on(shutdown.wait())
             .run(reconcile, error_policy, Arc::new(ctx))
-            .for_each(|result| async move { rsbuilder_runtime::controller::log_outcome("Certificate", result) })
+            .for_each(|result| async move { log_outcome("Certificate", result) })
             .await;
     })
 }

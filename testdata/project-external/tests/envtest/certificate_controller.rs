@@ -10,11 +10,12 @@ use std::sync::Arc;
 
 use kube::api::{Api, PostParams};
 
-use project_external::api::external::cert_manager_io::v1::certificate::Certificate;
-use project_external::controllers::{Context, certificate as controller};
 use rsbuilder_runtime::metrics::Metrics;
 use rsbuilder_runtime::server::Readiness;
 use rsbuilder_runtime::shutdown::Shutdown;
+
+use project_external::api::external::cert_manager_io::v1::certificate::Certificate;
+use project_external::controllers::{Context, certificate as controller};
 
 use crate::control_plane::{control_plane, counter, eventually, manager_user};
 

@@ -10,11 +10,12 @@ use std::sync::Arc;
 
 use kube::api::{Api, PostParams};
 
-use project_external::api::external::gateway_networking_k8s_io::v1beta1::http_route::HTTPRoute;
-use project_external::controllers::{Context, http_route as controller};
 use rsbuilder_runtime::metrics::Metrics;
 use rsbuilder_runtime::server::Readiness;
 use rsbuilder_runtime::shutdown::Shutdown;
+
+use project_external::api::external::gateway_networking_k8s_io::v1beta1::http_route::HTTPRoute;
+use project_external::controllers::{Context, http_route as controller};
 
 use crate::control_plane::{control_plane, counter, eventually, manager_user};
 

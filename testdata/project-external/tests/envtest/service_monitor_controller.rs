@@ -10,11 +10,12 @@ use std::sync::Arc;
 
 use kube::api::{Api, PostParams};
 
-use project_external::api::external::monitoring_coreos_com::v1::service_monitor::ServiceMonitor;
-use project_external::controllers::{Context, service_monitor as controller};
 use rsbuilder_runtime::metrics::Metrics;
 use rsbuilder_runtime::server::Readiness;
 use rsbuilder_runtime::shutdown::Shutdown;
+
+use project_external::api::external::monitoring_coreos_com::v1::service_monitor::ServiceMonitor;
+use project_external::controllers::{Context, service_monitor as controller};
 
 use crate::control_plane::{control_plane, counter, eventually, manager_user};
 

@@ -12,11 +12,12 @@ use kube::runtime::controller::Action;
 use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
 
-use project_multigroup::api::ship::condition::Condition;
-use project_multigroup::controllers::{Context, condition as controller};
 use rsbuilder_runtime::metrics::Metrics;
 use rsbuilder_runtime::server::Readiness;
 use rsbuilder_runtime::shutdown::{Shutdown, Trigger};
+
+use project_multigroup::api::ship::condition::Condition;
+use project_multigroup::controllers::{Context, condition as controller};
 
 use crate::control_plane::{control_plane, counter, eventually, manager_user};
 

@@ -24,6 +24,7 @@ use tower::{Layer, Service};
 use rsbuilder_runtime::leader::{Candidate, Leadership};
 use rsbuilder_runtime::leader::{LEASE_DURATION, RENEW_DEADLINE, RETRY_PERIOD};
 use rsbuilder_runtime::shutdown::Shutdown;
+
 use project_multigroup::LEADER_ELECTION_LEASE;
 
 use crate::control_plane::{control_plane, manager_user};

@@ -19,8 +19,9 @@ use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 use tower_test::mock::{self, Handle, SendResponse};
 
-use project_multigroup::controllers::Context;
 use rsbuilder_runtime::metrics::Metrics;
+
+use project_multigroup::controllers::Context;
 
 /// Where the events about an object in `namespace` go: its namespace, `default` for a
 /// cluster-scoped object.

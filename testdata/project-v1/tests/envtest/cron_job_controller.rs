@@ -13,11 +13,12 @@ use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 
-use project_v1::api::batch::cron_job::CronJob;
-use project_v1::controllers::{Context, cron_job as controller};
 use rsbuilder_runtime::metrics::Metrics;
 use rsbuilder_runtime::server::Readiness;
 use rsbuilder_runtime::shutdown::{Shutdown, Trigger};
+
+use project_v1::api::batch::cron_job::CronJob;
+use project_v1::controllers::{Context, cron_job as controller};
 
 use crate::control_plane::{control_plane, counter, eventually, manager_user};
 

@@ -7,10 +7,11 @@
 
 use std::sync::Arc;
 
-use project_v1::controllers::{Context, deployment as controller};
 use rsbuilder_runtime::metrics::Metrics;
 use rsbuilder_runtime::server::Readiness;
 use rsbuilder_runtime::shutdown::Shutdown;
+
+use project_v1::controllers::{Context, deployment as controller};
 
 use crate::control_plane::{control_plane, eventually, manager_user};
 

@@ -16,11 +16,12 @@ use kube::runtime::controller::Action;
 use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
 
-use project_v1::api::infra::tenant::Tenant;
-use project_v1::controllers::{Context, tenant as controller};
 use rsbuilder_runtime::metrics::Metrics;
 use rsbuilder_runtime::server::Readiness;
 use rsbuilder_runtime::shutdown::{Shutdown, Trigger};
+
+use project_v1::api::infra::tenant::Tenant;
+use project_v1::controllers::{Context, tenant as controller};
 
 use crate::control_plane::{control_plane, counter, eventually, manager_user};
 

@@ -18,6 +18,7 @@ use axum::response::Response;
 
 use rsbuilder_runtime::server::Health;
 use rsbuilder_runtime::shutdown::Shutdown;
+
 use project_v1::webhooks::{self, server};
 
 /// An AdmissionReview the webhook server was sent.
