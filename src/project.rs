@@ -28,8 +28,36 @@ pub struct Project {
     /// Who issues the webhook server's certificate; absent means cert-manager.
     #[serde(default, skip_serializing_if = "WebhookCerts::is_default")]
     pub webhook_certs: WebhookCerts,
+    /// Where `rsbuilder-runtime` comes from; absent means the vendored copy.
+    #[serde(default, skip_serializing_if = "RuntimeSource::is_default")]
+    pub runtime: RuntimeSource,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<Resource>,
+}
+
+/// Where a project takes `rsbuilder-runtime` from (`init --runtime`, `edit --runtime`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum RuntimeSource {
+    /// A copy in rsbuilder-runtime/ that rsbuilder writes and rewrites; builds offline
+    #[default]
+    Vendored,
+    /// The registry (crates.io), pinned to this rsbuilder's version of the crate
+    Registry,
+}
+
+impl RuntimeSource {
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// As the command line and PROJECT spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Vendored => "vendored",
+            Self::Registry => "registry",
+        }
+    }
 }
 
 /// Who issues the webhook server's certificate and injects its CA into the webhook
@@ -197,6 +225,7 @@ impl Project {
         project_name: &str,
         namespaced: bool,
         webhook_certs: WebhookCerts,
+        runtime: RuntimeSource,
     ) -> Self {
         Self {
             version: FORMAT_VERSION.into(),
@@ -206,6 +235,7 @@ impl Project {
             cli_version: env!("CARGO_PKG_VERSION").into(),
             namespaced,
             webhook_certs,
+            runtime,
             resources: Vec::new(),
         }
     }
@@ -283,7 +313,13 @@ mod tests {
 
     #[test]
     fn round_trips_through_yaml() {
-        let mut p = Project::new("example.com", "guestbook", false, WebhookCerts::SelfIssued);
+        let mut p = Project::new(
+            "example.com",
+            "guestbook",
+            false,
+            WebhookCerts::SelfIssued,
+            RuntimeSource::Vendored,
+        );
         p.resources.push(Resource {
             group: "batch".into(),
             version: "v1".into(),
@@ -309,7 +345,13 @@ mod tests {
     }
 
     fn external(path: &str, crd: &str) -> Project {
-        let mut p = Project::new("example.com", "demo", false, WebhookCerts::CertManager);
+        let mut p = Project::new(
+            "example.com",
+            "demo",
+            false,
+            WebhookCerts::CertManager,
+            RuntimeSource::Registry,
+        );
         p.resources.push(Resource {
             group: "cert-manager.io".into(),
             version: "v1".into(),

@@ -186,3 +186,72 @@ fn a_failing_replay_leaves_no_output_behind() {
         "a half-built tree was left behind"
     );
 }
+
+#[test]
+fn a_project_from_before_the_runtime_crate_gets_the_new_layout_with_its_types() {
+    // project-v1 as an rsbuilder before rsbuilder-runtime left it: no dependency on the
+    // crate and no copy, the shared helpers in the project's own files, and the user's
+    // edits in a type and in a controller.
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("old");
+    let golden = repo_root().join("testdata/project-v1");
+    copy_tree(&golden, &input);
+    fs::remove_dir_all(input.join("rsbuilder-runtime")).unwrap();
+    let cargo: String = read(&input, "Cargo.toml")
+        .lines()
+        .filter(|line| !line.starts_with("rsbuilder-runtime ="))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    fs::write(input.join("Cargo.toml"), cargo).unwrap();
+    let old_helper = "//! The old layout's own copy of the error policy.\n";
+    fs::write(input.join("src/controllers/backoff.rs"), old_helper).unwrap();
+    fs::write(
+        input.join("tests/leader.rs"),
+        "// leader election, tested in the project\n",
+    )
+    .unwrap();
+    let types = read(&input, "src/api/infra/v1/tenant.rs") + "// the user's own line\n";
+    fs::write(input.join("src/api/infra/v1/tenant.rs"), &types).unwrap();
+    let controller = read(&input, "src/controllers/tenant.rs") + "// old reconcile logic\n";
+    fs::write(input.join("src/controllers/tenant.rs"), &controller).unwrap();
+
+    let output = work.path().join("new");
+    let run = rsbuilder(
+        work.path(),
+        &[
+            "alpha",
+            "generate",
+            "--input-dir",
+            input.to_str().unwrap(),
+            "--output-dir",
+            output.to_str().unwrap(),
+        ],
+    );
+    ok(&run);
+    let note = stderr(&run);
+    for file in [
+        "src/controllers/tenant.rs",
+        "src/controllers/backoff.rs",
+        "tests/leader.rs",
+    ] {
+        assert!(
+            note.contains(&format!("\n  {file}")),
+            "{file} not named:\n{note}"
+        );
+    }
+    assert!(note.contains("predates rsbuilder-runtime"), "{note}");
+    // The types are carried over; everything else is the new layout, as the golden has it.
+    assert_eq!(read(&output, "src/api/infra/v1/tenant.rs"), types);
+    for file in ["src/controllers/tenant.rs", "Cargo.toml", "src/main.rs"] {
+        assert_eq!(read(&output, file), read(&golden, file), "{file}");
+    }
+    // The old helpers are not carried over: the new layout has what the golden has.
+    for file in ["src/controllers/backoff.rs", "tests/leader.rs"] {
+        let fresh = fs::read(golden.join(file)).ok();
+        assert_eq!(fs::read(output.join(file)).ok(), fresh, "{file}");
+    }
+    assert_eq!(
+        snapshot(&output.join("rsbuilder-runtime")),
+        snapshot(&golden.join("rsbuilder-runtime"))
+    );
+}

@@ -72,3 +72,175 @@ fn a_project_from_before_the_runtime_crate_gets_no_copy_from_generate_manifests(
     ok(&rsbuilder(d, &["generate", "manifests"]));
     assert!(!d.join("rsbuilder-runtime").exists());
 }
+
+/// The runtime's version as rsbuilder pins it: `=` and the crate's own version.
+fn pinned() -> String {
+    let manifest = fs::read_to_string(repo_root().join("runtime/Cargo.toml")).unwrap();
+    let version = manifest
+        .lines()
+        .find_map(|line| line.strip_prefix("version = "))
+        .unwrap()
+        .trim_matches('"');
+    format!("={version}")
+}
+
+fn init(dir: &std::path::Path, extra: &[&str]) {
+    let mut args = vec![
+        "init",
+        "--domain",
+        "example.com",
+        "--project-name",
+        "demo",
+        "--fetch-deps=false",
+    ];
+    args.extend(extra);
+    ok(&rsbuilder(dir, &args));
+}
+
+#[test]
+fn a_registry_project_pins_this_rsbuilders_runtime_and_generate_runtime_bumps_the_pin() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    init(d, &["--runtime", "registry"]);
+    let cargo = read(d, "Cargo.toml");
+    let pin = pinned();
+    assert!(
+        cargo.contains(&format!("rsbuilder-runtime = {{ version = \"{pin}\" }}")),
+        "{cargo}"
+    );
+    assert!(
+        cargo.contains(&format!(
+            "rsbuilder-runtime = {{ version = \"{pin}\", features = [\"testing\"] }}"
+        )),
+        "{cargo}"
+    );
+    assert!(
+        !d.join("rsbuilder-runtime").exists(),
+        "a registry project has no copy"
+    );
+    assert!(read(d, "PROJECT").contains("runtime: registry"));
+    ok(&rsbuilder(d, &["generate", "runtime", "--check"]));
+
+    // A project pinned by an older rsbuilder: --check fails, generate moves the pin only.
+    let older = cargo.replace(&pin, "=0.0.1");
+    fs::write(d.join("Cargo.toml"), &older).unwrap();
+    let before = snapshot(d);
+    let err = fails(&rsbuilder(d, &["generate", "runtime", "--check"]), 1);
+    assert!(err.contains("Cargo.toml (differs)"), "{err}");
+    assert_eq!(snapshot(d), before, "--check wrote");
+    let err = fails(&rsbuilder(d, &["generate", "manifests", "--check"]), 1);
+    assert!(err.contains("Cargo.toml (differs)"), "{err}");
+    ok(&rsbuilder(d, &["generate", "runtime"]));
+    assert_eq!(read(d, "Cargo.toml"), cargo);
+}
+
+#[test]
+fn edit_runtime_switches_a_project_between_the_copy_and_the_registry() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    init(d, &[]);
+    let vendored = read(d, "Cargo.toml");
+    let copy = snapshot(&d.join("rsbuilder-runtime"));
+    // The user's own dependency line stays as they wrote it, features included.
+    let with_feature = vendored.replace(
+        "rsbuilder-runtime = { path = \"rsbuilder-runtime\" }",
+        "rsbuilder-runtime = { path = \"rsbuilder-runtime\", features = [\"testing\"] }",
+    );
+    assert_ne!(with_feature, vendored);
+    fs::write(d.join("Cargo.toml"), &with_feature).unwrap();
+
+    let out = ok(&rsbuilder(d, &["edit", "--runtime", "registry"]));
+    assert!(
+        out.contains("rsbuilder-runtime/ is no longer used"),
+        "{out}"
+    );
+    let registry = read(d, "Cargo.toml");
+    assert_eq!(
+        registry,
+        with_feature.replace(
+            "path = \"rsbuilder-runtime\"",
+            &format!("version = \"{}\"", pinned())
+        )
+    );
+    assert!(read(d, "PROJECT").contains("runtime: registry"));
+    // rsbuilder deletes no files: the copy stays until the user removes it.
+    assert_eq!(snapshot(&d.join("rsbuilder-runtime")), copy);
+
+    fs::remove_dir_all(d.join("rsbuilder-runtime")).unwrap();
+    ok(&rsbuilder(d, &["edit", "--runtime", "vendored"]));
+    assert_eq!(read(d, "Cargo.toml"), with_feature);
+    assert!(
+        !read(d, "PROJECT").contains("runtime:"),
+        "vendored is the default"
+    );
+    assert_eq!(snapshot(&d.join("rsbuilder-runtime")), copy);
+
+    // `alpha generate` replays the choice.
+    ok(&rsbuilder(d, &["edit", "--runtime", "registry"]));
+    let out = ok(&rsbuilder(d, &["alpha", "generate", "--dry-run"]));
+    assert!(out.contains("--runtime registry"), "{out}");
+}
+
+#[test]
+fn edit_runtime_takes_no_other_change_and_needs_the_dependency() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    init(d, &[]);
+    refused(
+        d,
+        &["edit", "--runtime", "registry", "--webhook-certs", "self"],
+        2,
+        "cannot be used with",
+    );
+    // A project from before the runtime crate does not depend on it: one error, no write.
+    let cargo = read(d, "Cargo.toml");
+    let old: String = cargo
+        .lines()
+        .filter(|line| !line.starts_with("rsbuilder-runtime ="))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    fs::write(d.join("Cargo.toml"), old).unwrap();
+    refused(
+        d,
+        &["edit", "--runtime", "registry"],
+        1,
+        "Cargo.toml: it does not depend on rsbuilder-runtime",
+    );
+    refused(
+        d,
+        &["generate", "runtime"],
+        1,
+        "Cargo.toml: it does not depend on rsbuilder-runtime",
+    );
+}
+
+/// `cargo package` leaves runtime/ (a package of its own) out of rsbuilder's package, and
+/// the runtime copy is embedded from it: the packaged rsbuilder must carry the sources
+/// through embed/, or it would not build from crates.io.
+#[test]
+fn rsbuilders_package_carries_the_runtime_sources_it_embeds() {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["package", "-p", "rsbuilder", "--list", "--allow-dirty"])
+        .current_dir(repo_root())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = String::from_utf8(out.stdout).unwrap();
+    let listed: Vec<&str> = listed.lines().collect();
+    assert!(listed.contains(&"embed/runtime-Cargo.toml"), "{listed:?}");
+    let sources = snapshot(&repo_root().join("runtime/src"));
+    assert!(!sources.is_empty());
+    for (path, contents) in sources {
+        if contents.is_some() {
+            let packaged = format!("embed/runtime-src/{}", path.display());
+            assert!(
+                listed.contains(&packaged.as_str()),
+                "{packaged} is not packaged"
+            );
+        }
+    }
+}

@@ -17,7 +17,7 @@ use crate::commands::create::source::kube_info;
 use crate::crd::diagnostics::in_file;
 use crate::errors::During;
 use crate::lockfile;
-use crate::project::{Project, Resource, WebhookCerts};
+use crate::project::{Project, Resource, RuntimeSource, WebhookCerts};
 use crate::scaffold::Output;
 
 #[derive(Debug, Subcommand)]
@@ -180,6 +180,12 @@ fn replay_commands(input: &Path, project: &Project) -> Result<Vec<Vec<String>>> 
             project.webhook_certs.as_str().to_string(),
         ]);
     }
+    if project.runtime != RuntimeSource::default() {
+        init.extend([
+            "--runtime".to_string(),
+            project.runtime.as_str().to_string(),
+        ]);
+    }
     commands.push(init);
     for r in &project.resources {
         commands.push(create_api(input, r));
@@ -316,13 +322,24 @@ fn boilerplate(input: &Path) -> (String, String) {
 
 /// Copies every `.rs` file of [`USER_SOURCE_DIRS`] that the fresh tree also has (so it is
 /// registered there) over it. Returns how many; files only the old tree has are reported.
+///
+/// A project from before the runtime crate (its Cargo.toml does not depend on it) keeps
+/// only its types: its controllers, webhooks and tests call helpers that moved into
+/// rsbuilder-runtime, so the fresh skeletons stay and the note names the files whose logic
+/// the user ports into them.
 fn copy_user_sources(input: &Path, output: &Path) -> Result<usize> {
+    let before_runtime = !depends_on_runtime(input);
+    let mut to_port = Vec::new();
     let mut copied = 0;
     for dir in USER_SOURCE_DIRS {
         for rel in rust_files(&input.join(dir))? {
             let from = input.join(dir).join(&rel);
             let to = output.join(dir).join(&rel);
             if rel.file_name().is_some_and(|n| n == "mod.rs") {
+                continue;
+            }
+            if before_runtime && *dir != "src/api" {
+                to_port.push(format!("{dir}/{}", rel.display()));
                 continue;
             }
             if !to.exists() {
@@ -337,7 +354,32 @@ fn copy_user_sources(input: &Path, output: &Path) -> Result<usize> {
             copied += 1;
         }
     }
+    if !to_port.is_empty() {
+        to_port.sort();
+        crate::errln!(
+            "note: {} predates rsbuilder-runtime: the new layout keeps fresh controllers, webhooks \
+             and tests, and the shared code of the old ones is in rsbuilder-runtime/; port your \
+             own logic from these files (rsbuilder's README: Moving a project to \
+             rsbuilder-runtime):\n  {}",
+            input.display(),
+            to_port.join("\n  ")
+        );
+    }
     Ok(copied)
+}
+
+/// Whether the project's Cargo.toml depends on rsbuilder-runtime, from the copy or the
+/// registry; an unreadable manifest counts as the current layout (the replay reports it).
+fn depends_on_runtime(input: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(input.join("Cargo.toml")) else {
+        return true;
+    };
+    let Ok(doc) = text.parse::<toml_edit::DocumentMut>() else {
+        return true;
+    };
+    doc.get("dependencies")
+        .and_then(|deps| deps.as_table_like())
+        .is_some_and(|deps| deps.contains_key(crate::runtime_crate::CRATE))
 }
 
 fn rust_files(root: &Path) -> Result<Vec<PathBuf>> {

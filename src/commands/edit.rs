@@ -20,12 +20,13 @@ use crate::commands::create::{source, sources_with};
 use crate::commands::write_plan;
 use crate::crd::diagnostics::in_file;
 use crate::names;
-use crate::project::{self, Project, Resource, WebhookCerts};
+use crate::project::{self, Project, Resource, RuntimeSource, WebhookCerts};
+use crate::runtime_crate;
 use crate::scaffold::{DiskTree, Plan, Renderer, Tree};
 use crate::webhook::certs;
 
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("change").required(true).args(["storage_version", "webhook_certs"])))]
+#[command(group(ArgGroup::new("change").required(true).args(["storage_version", "webhook_certs", "runtime"])))]
 pub struct EditArgs {
     /// Make this version the one the API server stores and the controller watches
     #[arg(long, value_name = "VERSION", requires = "kind")]
@@ -39,6 +40,10 @@ pub struct EditArgs {
     /// Who issues the webhook server's certificate: cert-manager, or the manager itself
     #[arg(long, value_enum, conflicts_with = "storage_version")]
     pub webhook_certs: Option<WebhookCerts>,
+    /// Where the project takes rsbuilder-runtime from: a copy in rsbuilder-runtime/, or the
+    /// registry (once the crate is published there)
+    #[arg(long, value_enum, conflicts_with_all = ["storage_version", "webhook_certs"])]
+    pub runtime: Option<RuntimeSource>,
 }
 
 /// `--storage-version` and its kind, once clap checked they come together.
@@ -51,6 +56,17 @@ struct StorageArgs {
 pub fn run(global: &Global, args: EditArgs) -> Result<()> {
     let project = Project::load(&global.dir)?;
     let tree = DiskTree::new(&global.dir);
+    if let Some(source) = args.runtime {
+        write_plan(global, &plan_runtime(&project, source), false)?;
+        let copy_left = global.dir.join(runtime_crate::DIR).exists();
+        if source == RuntimeSource::Registry && copy_left && !global.dry_run {
+            global.out.say(&format!(
+                "\n{dir}/ is no longer used: delete it (`git rm -r {dir}`).",
+                dir = runtime_crate::DIR
+            ));
+        }
+        return Ok(());
+    }
     let plan = match (args.webhook_certs, args.storage_version, args.kind) {
         (Some(mode), _, _) => plan_webhook_certs(&tree, &project, mode)?,
         (None, Some(storage_version), Some(kind)) => {
@@ -61,9 +77,23 @@ pub fn run(global: &Global, args: EditArgs) -> Result<()> {
             };
             plan(&global.dir, &tree, &project, &storage)?
         }
-        _ => bail!("nothing to edit: pass --storage-version with --kind, or --webhook-certs"),
+        _ => bail!(
+            "nothing to edit: pass --storage-version with --kind, --webhook-certs or --runtime"
+        ),
     };
     write_plan(global, &plan, false)
+}
+
+/// PROJECT with the new source, and the project's runtime taken from it: the copy is
+/// written for `vendored`; for `registry` the copy is left for the user to delete, since
+/// rsbuilder removes no files.
+fn plan_runtime(project: &Project, source: RuntimeSource) -> Plan {
+    let mut updated = project.clone();
+    updated.runtime = source;
+    let mut plan = Plan::new();
+    runtime_crate::plan(&mut plan, source);
+    plan.generate(project::FILE, updated.to_yaml());
+    plan
 }
 
 /// PROJECT with the new mode, and the files of that mode when the project has webhooks.

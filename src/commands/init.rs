@@ -11,7 +11,7 @@ use crate::cli::{FetchDeps, Global};
 use crate::commands::{version, write_plan};
 use crate::lockfile;
 use crate::names;
-use crate::project::{self, Project, WebhookCerts};
+use crate::project::{self, Project, RuntimeSource, WebhookCerts};
 use crate::runtime_crate;
 use crate::scaffold::{Plan, Renderer};
 use crate::webhook::certs;
@@ -36,6 +36,10 @@ pub struct InitArgs {
     /// Who issues the webhook server's certificate: cert-manager, or the manager itself
     #[arg(long, value_enum, default_value_t = WebhookCerts::CertManager)]
     pub webhook_certs: WebhookCerts,
+    /// Where the project takes rsbuilder-runtime from: a copy rsbuilder keeps in the
+    /// project, or the registry once the crate is published there
+    #[arg(long, value_enum, default_value_t = RuntimeSource::Vendored)]
+    pub runtime: RuntimeSource,
     #[command(flatten)]
     pub fetch_deps: FetchDeps,
 }
@@ -108,6 +112,7 @@ pub fn run(global: &Global, args: InitArgs) -> Result<()> {
         &project_name,
         args.namespaced,
         args.webhook_certs,
+        args.runtime,
     );
     let plan = plan(&Renderer::new()?, &ctx, &project)?;
     write_plan(global, &plan, false)?;
@@ -134,9 +139,7 @@ pub fn plan(renderer: &Renderer, ctx: &ProjectContext, project: &Project) -> Res
     for (path, text) in certs::metrics_files(renderer, project)? {
         plan.generate(path, text);
     }
-    for (path, text) in runtime_crate::files() {
-        plan.generate(path, text);
-    }
+    runtime_crate::plan(&mut plan, project.runtime);
     plan.generate(project::FILE, project.to_yaml());
     Ok(plan)
 }

@@ -18,6 +18,13 @@ pub enum Edit {
         name: String,
         spec: String,
     },
+    /// Where an existing dependency comes from, in `[dependencies]` and, when it is there,
+    /// `[dev-dependencies]`: a path or a registry version replaces the other, and the rest
+    /// of the entry (its features) stays.
+    CargoDependencySource {
+        name: String,
+        source: DependencySource,
+    },
     /// Features of a `[dependencies]` entry, each added unless listed.
     CargoFeatures { name: String, features: Vec<String> },
     /// A `[[bench]]` target with `harness = false`, unless one has the name.
@@ -30,11 +37,28 @@ pub enum Edit {
     YamlList(ListEntries),
 }
 
+/// Where a dependency comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DependencySource {
+    Path(String),
+    Version(String),
+}
+
+impl DependencySource {
+    fn key(&self) -> (&'static str, &str) {
+        match self {
+            Self::Path(path) => ("path", path),
+            Self::Version(version) => ("version", version),
+        }
+    }
+}
+
 impl Edit {
     /// What the edit is for, to explain a missing file.
     pub fn purpose(&self) -> &'static str {
         match self {
             Edit::CargoDependency { .. } | Edit::CargoFeatures { .. } => "add a dependency",
+            Edit::CargoDependencySource { .. } => "choose where a dependency comes from",
             Edit::CargoBench { .. } => "register a benchmark",
             Edit::YamlSection { .. } | Edit::YamlList(_) => "register new code",
         }
@@ -68,6 +92,30 @@ impl Edit {
                     table.sort_values();
                 }
                 Ok(doc.to_string())
+            }
+            Edit::CargoDependencySource { name, source } => {
+                let mut doc = parse(text)?;
+                let mut changed = false;
+                for section in ["dependencies", "dev-dependencies"] {
+                    let entry = doc
+                        .get_mut(section)
+                        .and_then(Item::as_table_like_mut)
+                        .and_then(|t| t.get_mut(name));
+                    match entry {
+                        Some(entry) => changed |= set_source(entry, source),
+                        None if section == "dependencies" => bail!(
+                            "it does not depend on {name}; a project from before the \
+                             runtime crate moves to it as rsbuilder's README says (Moving a \
+                             project to rsbuilder-runtime)"
+                        ),
+                        None => {}
+                    }
+                }
+                Ok(if changed {
+                    doc.to_string()
+                } else {
+                    text.to_string()
+                })
             }
             Edit::CargoFeatures { name, features } => {
                 let mut doc = parse(text)?;
@@ -127,6 +175,47 @@ impl Edit {
             }
         }
     }
+}
+
+/// Makes `entry` take its crate from `source`, keeping its other keys in their order
+/// after the source; false when it already did.
+fn set_source(entry: &mut Item, source: &DependencySource) -> bool {
+    let (key, wanted) = source.key();
+    let other = if key == "path" { "version" } else { "path" };
+    let current = match entry {
+        Item::Value(Value::String(version)) => {
+            return if key == "version" && version.value() == wanted {
+                false
+            } else {
+                *entry = Item::Value(Value::InlineTable(toml_edit::InlineTable::from_iter([(
+                    key,
+                    Value::from(wanted),
+                )])));
+                true
+            };
+        }
+        Item::Value(Value::InlineTable(table)) => table.clone(),
+        Item::Table(table) => table.clone().into_inline_table(),
+        _ => toml_edit::InlineTable::new(),
+    };
+    if current.get(key).and_then(Value::as_str) == Some(wanted) && !current.contains_key(other) {
+        return false;
+    }
+    let mut table = toml_edit::InlineTable::new();
+    table.insert(key, wanted.into());
+    for (k, v) in current.iter().filter(|(k, _)| *k != key && *k != other) {
+        table.insert(k, v.clone());
+    }
+    match entry {
+        Item::Table(old) => {
+            let decor = old.decor().clone();
+            let mut new = table.into_table();
+            *new.decor_mut() = decor;
+            *entry = Item::Table(new);
+        }
+        _ => *entry = Item::Value(Value::InlineTable(table)),
+    }
+    true
 }
 
 fn yaml_section(text: &str, marker: &str, block: &str) -> Result<String> {
@@ -207,6 +296,59 @@ lto = "thin"
             "{once}"
         );
         assert_eq!(dep("json-patch", "\"9\"").apply(&once).unwrap(), once);
+    }
+
+    const RUNTIME: &str = r#"[dependencies]
+# where the runtime comes from
+rsbuilder-runtime = { path = "rsbuilder-runtime", features = ["webhooks"] }
+
+[dev-dependencies]
+rsbuilder-runtime = { path = "rsbuilder-runtime", features = ["testing"] }
+"#;
+
+    fn runtime_from(source: DependencySource) -> Edit {
+        Edit::CargoDependencySource {
+            name: "rsbuilder-runtime".into(),
+            source,
+        }
+    }
+
+    #[test]
+    fn a_dependency_moves_between_path_and_registry_keeping_its_features() {
+        let registry = runtime_from(DependencySource::Version("=0.2.0".into()))
+            .apply(RUNTIME)
+            .unwrap();
+        assert_eq!(
+            registry,
+            RUNTIME.replace(r#"path = "rsbuilder-runtime""#, r#"version = "=0.2.0""#)
+        );
+        let back = runtime_from(DependencySource::Path("rsbuilder-runtime".into()))
+            .apply(&registry)
+            .unwrap();
+        assert_eq!(back, RUNTIME);
+        // Already there: the text is returned as it was, byte for byte.
+        let again = runtime_from(DependencySource::Path("rsbuilder-runtime".into()));
+        assert_eq!(again.apply(RUNTIME).unwrap(), RUNTIME);
+    }
+
+    #[test]
+    fn a_dependency_source_replaces_a_bare_version_and_needs_the_dependency() {
+        let bare = "[dependencies]\nrsbuilder-runtime = \"=0.1.0\"\n";
+        let bumped = runtime_from(DependencySource::Version("=0.2.0".into()))
+            .apply(bare)
+            .unwrap();
+        assert_eq!(
+            bumped,
+            "[dependencies]\nrsbuilder-runtime = { version = \"=0.2.0\" }\n"
+        );
+        let missing = runtime_from(DependencySource::Version("=0.2.0".into()))
+            .apply("[dependencies]\n")
+            .unwrap_err();
+        assert!(
+            missing
+                .to_string()
+                .contains("does not depend on rsbuilder-runtime")
+        );
     }
 
     #[test]

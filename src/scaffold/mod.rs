@@ -16,7 +16,7 @@ mod tree;
 mod txn;
 mod yaml_list;
 
-pub use edit::Edit;
+pub use edit::{DependencySource, Edit};
 pub use fsops::Faults;
 pub use markers::{has_marker, insert_before_marker};
 pub use plan::{Change, FileAction, Plan};

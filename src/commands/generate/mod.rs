@@ -13,7 +13,7 @@ use clap::{Args, Subcommand};
 
 use crate::cli::Global;
 use crate::commands::write_plan_to;
-use crate::project::Project;
+use crate::project::{Project, RuntimeSource};
 use crate::scaffold::{DiskTree, Plan};
 
 #[derive(Debug, Subcommand)]
@@ -78,14 +78,16 @@ pub fn run(global: &Global, command: GenerateCommand) -> Result<()> {
         }
         GenerateCommand::Manifests(args) => {
             // Only `generate crds` and `generate rbac` take paths outside a project.
-            Project::load(&global.dir)?;
             let mut planned = crds::plan(global, &crds::CrdsArgs::default())?;
             planned.extend(rbac::plan(global, &rbac::RbacArgs::default())?);
             if let Some(webhooks) = webhooks::plan(global)? {
                 planned.extend(webhooks);
             }
             // A project from before the runtime crate has no copy to refresh.
-            if global.dir.join(crate::runtime_crate::DIR).is_dir() {
+            let project = Project::load(&global.dir)?;
+            if project.runtime == RuntimeSource::Registry
+                || global.dir.join(crate::runtime_crate::DIR).is_dir()
+            {
                 planned.extend(runtime::plan(global)?);
             }
             finish(global, planned, args.check, "generate manifests")

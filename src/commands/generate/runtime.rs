@@ -1,5 +1,6 @@
-//! `rsbuilder generate runtime`: the project's copy of `rsbuilder-runtime`, as this
-//! rsbuilder embeds it; files of the copy that this version no longer has are stale.
+//! `rsbuilder generate runtime`: the project's `rsbuilder-runtime` brought to this
+//! rsbuilder's: the copy as this rsbuilder embeds it (files of the copy that this version
+//! no longer has are stale), or the registry version it pins.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -9,34 +10,37 @@ use clap::Args;
 
 use super::Generated;
 use crate::cli::Global;
-use crate::project::Project;
+use crate::project::{Project, RuntimeSource};
 use crate::runtime_crate;
 use crate::scaffold::Plan;
 
 #[derive(Debug, Args)]
 pub struct RuntimeArgs {
-    /// Write nothing; fail when the copy was edited or is older than this rsbuilder (for CI)
+    /// Write nothing; fail when the copy was edited or is older than this rsbuilder, or the
+    /// registry version is not this rsbuilder's (for CI)
     #[arg(long)]
     pub check: bool,
 }
 
-/// Plans the whole copy.
+/// Plans the whole copy and the dependency on it, or the pinned registry version.
 pub fn plan(global: &Global) -> Result<Generated> {
-    Project::load(&global.dir)?;
+    let project = Project::load(&global.dir)?;
     let mut plan = Plan::new();
-    let files = runtime_crate::files();
-    let written: BTreeSet<PathBuf> = files.iter().map(|(path, _)| path.into()).collect();
-    for (path, text) in files {
-        plan.generate(path, text);
-    }
+    runtime_crate::plan(&mut plan, project.runtime);
     let mut stale = Vec::new();
-    collect_stale(
-        &global.dir,
-        Path::new(runtime_crate::DIR),
-        &written,
-        &mut stale,
-    );
-    stale.sort();
+    if project.runtime == RuntimeSource::Vendored {
+        let written: BTreeSet<PathBuf> = runtime_crate::files()
+            .into_iter()
+            .map(|(path, _)| path.into())
+            .collect();
+        collect_stale(
+            &global.dir,
+            Path::new(runtime_crate::DIR),
+            &written,
+            &mut stale,
+        );
+        stale.sort();
+    }
     Ok(Generated {
         plan,
         stale,
