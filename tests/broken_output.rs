@@ -31,7 +31,7 @@ fn run(dir: &Path, args: &[&str], out_full: bool) -> Output {
 
 fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy_tree(&repo_root().join("testdata/project-v1"), dir.path());
+    runtime_copy::copy_golden("project-v1", dir.path());
     dir
 }
 

@@ -114,10 +114,7 @@ fn regenerate(work: &Path, extra: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> 
 #[test]
 fn alpha_generate_keeps_the_users_cargo_lock() {
     let work = tempfile::tempdir().unwrap();
-    copy_tree(
-        &repo_root().join("testdata/project-init"),
-        &work.path().join("old"),
-    );
+    runtime_copy::copy_golden("project-init", &work.path().join("old"));
     let pinned = "# the versions the user tested\nversion = 4\n";
     fs::write(work.path().join("old/Cargo.lock"), pinned).unwrap();
 
@@ -154,10 +151,7 @@ fn alpha_generate_keeps_the_users_cargo_lock() {
 #[ignore = "needs crates.io; run with `cargo test -- --include-ignored`"]
 fn alpha_generate_locks_the_dependencies_of_the_whole_replayed_project() {
     let work = tempfile::tempdir().unwrap();
-    copy_tree(
-        &repo_root().join("testdata/project-v1"),
-        &work.path().join("old"),
-    );
+    runtime_copy::copy_golden("project-v1", &work.path().join("old"));
     let out = ok(&regenerate(work.path(), &[], &[]));
     assert!(out.contains("create Cargo.lock"), "{out}");
     // criterion comes with `create webhook --conversion`, replayed after init.
@@ -170,7 +164,7 @@ fn alpha_generate_locks_the_dependencies_of_the_whole_replayed_project() {
 fn alpha_generate_keeps_the_pinned_versions_and_locks_what_the_new_tree_adds() {
     let work = tempfile::tempdir().unwrap();
     let old = work.path().join("old");
-    copy_tree(&repo_root().join("testdata/project-v1"), &old);
+    runtime_copy::copy_golden("project-v1", &old);
     // An older project: its Cargo.lock predates criterion (which the replayed
     // `create webhook --conversion` adds) and pins anyhow below the newest.
     let manifest = fs::read_to_string(old.join("Cargo.toml")).unwrap();
@@ -223,7 +217,7 @@ fn golden_copies() -> Vec<(String, tempfile::TempDir)> {
         .into_iter()
         .map(|name| {
             let dir = tempfile::tempdir().unwrap();
-            copy_tree(&repo_root().join("testdata").join(&name), dir.path());
+            runtime_copy::copy_golden(&name, dir.path());
             (name, dir)
         })
         .collect()

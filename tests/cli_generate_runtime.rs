@@ -9,7 +9,7 @@ use common::*;
 
 fn golden_copy() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy_tree(&repo_root().join("testdata/project-v1"), dir.path());
+    runtime_copy::copy_golden("project-v1", dir.path());
     dir
 }
 

@@ -58,6 +58,7 @@ fn build_image(name: &str, lock: bool) {
     }
     let context = work.join("context");
     copy_keeping_mtime(&repo_root().join("testdata").join(name), &context);
+    runtime_copy::write_copy(&context);
     if lock {
         write_lockfile(&context);
     }

@@ -36,7 +36,7 @@ fn fake_cargo(dir: &Path, sleep: u32) -> PathBuf {
 fn project() -> (tempfile::TempDir, PathBuf) {
     let sandbox = tempfile::tempdir().unwrap();
     let dir = sandbox.path().join("p");
-    copy_tree(&repo_root().join("testdata/project-v1"), &dir);
+    runtime_copy::copy_golden("project-v1", &dir);
     (sandbox, dir)
 }
 

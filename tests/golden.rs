@@ -16,6 +16,22 @@ fn bless(name: &str, produced: &Path) {
         fs::remove_dir_all(&golden).expect("remove the old golden project");
     }
     copy_tree(produced, &golden);
+    let copy = golden.join(runtime_copy::DIR);
+    if copy.exists() {
+        fs::write(runtime_copy::sum_file(), runtime_copy::digest(&golden)).unwrap();
+        fs::remove_dir_all(copy).unwrap();
+    }
+}
+
+/// The copy every golden project gets is the one whose version and digest are blessed.
+fn check_runtime_copy(name: &str, produced: &Path) {
+    let blessed = fs::read_to_string(runtime_copy::sum_file()).unwrap();
+    assert_eq!(
+        runtime_copy::digest(produced),
+        blessed,
+        "{name}: the runtime copy differs from testdata/rsbuilder-runtime.sum (run \
+         RSBUILDER_BLESS=1 cargo test --test golden)"
+    );
 }
 
 #[test]
@@ -29,9 +45,10 @@ fn golden_projects_are_what_rsbuilder_produces() {
             bless(&name, dir.path());
             continue;
         }
+        check_runtime_copy(&name, dir.path());
         let golden = repo_root().join("testdata").join(&name);
         let expected = snapshot(&golden);
-        let actual = snapshot(dir.path());
+        let actual = runtime_copy::without_copy(snapshot(dir.path()));
         let only = |a: &std::collections::BTreeMap<_, _>, b: &std::collections::BTreeMap<_, _>| {
             a.keys()
                 .filter(|k| !b.contains_key(*k))

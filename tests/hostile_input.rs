@@ -335,7 +335,7 @@ fn deeper_sources() -> [(&'static str, String); 3] {
 /// A copy of the golden project `project-v1`.
 fn project_v1() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy_tree(&repo_root().join("testdata/project-v1"), dir.path());
+    runtime_copy::copy_golden("project-v1", dir.path());
     dir
 }
 

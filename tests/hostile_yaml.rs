@@ -14,7 +14,7 @@ use common::*;
 /// A copy of the golden project `project-v1`, the `P` of the issue.
 fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy_tree(&repo_root().join("testdata/project-v1"), dir.path());
+    runtime_copy::copy_golden("project-v1", dir.path());
     dir
 }
 

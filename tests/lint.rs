@@ -17,7 +17,7 @@ const CONTROLLER: &str = "src/controllers/deployment.rs";
 /// A copy of project-v1 with `edits`.
 fn project(edits: &[Edit]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy_tree(&repo_root().join("testdata/project-v1"), dir.path());
+    runtime_copy::copy_golden("project-v1", dir.path());
     apply(dir.path(), edits);
     dir
 }

@@ -14,7 +14,7 @@ use rsbuilder::crd::{SourceFile, generate};
 /// A copy of testdata/project-v1: CronJob (cronjobs) in batch, Tenant (tnt) in infra.
 fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy_tree(&repo_root().join("testdata/project-v1"), dir.path());
+    runtime_copy::copy_golden("project-v1", dir.path());
     dir
 }
 

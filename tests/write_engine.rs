@@ -48,7 +48,7 @@ impl RealWrite {
     fn new() -> RealWrite {
         let sandbox = tempfile::tempdir().unwrap();
         let seed = sandbox.path().join("seed");
-        copy_tree(&repo_root().join("testdata/project-v1"), &seed);
+        runtime_copy::copy_golden("project-v1", &seed);
         fs::set_permissions(seed.join("PROJECT"), fs::Permissions::from_mode(0o600)).unwrap();
         let after = sandbox.path().join("after");
         copy_tree(&seed, &after);

@@ -17,7 +17,7 @@ use common::*;
 
 /// A copy of the golden project-v1 in `dir`.
 fn project_v1(dir: &Path) {
-    copy_tree(&repo_root().join("testdata/project-v1"), dir);
+    runtime_copy::copy_golden("project-v1", dir);
 }
 
 const QUOTA: &[&str] = &[

@@ -80,5 +80,6 @@ pub fn working_copy(name: &str, dir: &Path) -> PathBuf {
     if let Some(lock) = lock {
         fs::write(dir.join("Cargo.lock"), lock).unwrap();
     }
+    super::runtime_copy::write_copy(&dir);
     dir
 }

@@ -8,6 +8,7 @@ pub mod exemplar;
 pub mod golden_copy;
 pub mod instances;
 pub mod name_cases;
+pub mod runtime_copy;
 
 use std::collections::BTreeMap;
 use std::fs;

@@ -78,13 +78,13 @@ pub fn run(global: &Global, command: GenerateCommand) -> Result<()> {
         }
         GenerateCommand::Manifests(args) => {
             // Only `generate crds` and `generate rbac` take paths outside a project.
+            let project = Project::load(&global.dir)?;
             let mut planned = crds::plan(global, &crds::CrdsArgs::default())?;
             planned.extend(rbac::plan(global, &rbac::RbacArgs::default())?);
             if let Some(webhooks) = webhooks::plan(global)? {
                 planned.extend(webhooks);
             }
             // A project from before the runtime crate has no copy to refresh.
-            let project = Project::load(&global.dir)?;
             if project.runtime == RuntimeSource::Registry
                 || global.dir.join(crate::runtime_crate::DIR).is_dir()
             {
