@@ -471,7 +471,8 @@ impl ControlPlane {
                 json!({"metadata": {"name": name}, "roleRef": role_ref, "subjects": subject}),
             )
             .expect("a binding");
-            self.apply(admin, None, &serde_json::to_value(binding).expect("json")).await;
+            self.apply(admin, None, &serde_json::to_value(binding).expect("json"))
+                .await;
         } else {
             role["metadata"]["namespace"] = json!(namespace);
             self.apply(admin, Some(namespace), &role).await;

@@ -14,8 +14,8 @@ use futures::future::BoxFuture;
 use http::{Request, Response};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use k8s_openapi::jiff::SignedDuration;
-use kube::client::{Body, ClientBuilder};
 use k8s_openapi::serde::Deserialize;
+use kube::client::{Body, ClientBuilder};
 use tower::{Layer, Service};
 
 use rsbuilder_runtime::leader::{Candidate, Leadership};

@@ -22,4 +22,6 @@ pub mod server;
 pub mod shutdown;
 pub mod supervisor;
 pub mod telemetry;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod tls;
