@@ -137,7 +137,8 @@ fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
 
 /// A test binary killed with SIGKILL while its control plane runs takes etcd and
 /// kube-apiserver with it (PR_SET_PDEATHSIG), and the next run removes the directory it
-/// left; a run that ends normally leaves nothing.
+/// left; a run that ends normally leaves nothing. The control plane is the runtime's
+/// (`rsbuilder_runtime::testing::control_plane`), as a project's test binary starts it.
 fn a_killed_envtest_run_leaves_nothing_behind(dir: &Path) {
     let built = run(dir, "cargo", &["test", "--test", "envtest", "--no-run"]);
     let binary = built
@@ -157,7 +158,9 @@ fn a_killed_envtest_run_leaves_nothing_behind(dir: &Path) {
             .spawn()
             .expect("the envtest binary starts")
     };
-    let mut killed = start("leader");
+    // The project's own test that starts the control plane (`tests/envtest/main.rs`).
+    let test = "the_control_plane_starts_with_the_projects_environment";
+    let mut killed = start(test);
     let control_plane = std::env::temp_dir().join(format!("rsbuilder-envtest-{}", killed.id()));
     wait_for("a running kube-apiserver", || {
         processes_using(&control_plane)
@@ -171,7 +174,7 @@ fn a_killed_envtest_run_leaves_nothing_behind(dir: &Path) {
     });
     assert!(control_plane.exists(), "nothing was left to clean up");
 
-    let mut next = start("leader");
+    let mut next = start(test);
     let next_dir = std::env::temp_dir().join(format!("rsbuilder-envtest-{}", next.id()));
     assert!(next.wait().unwrap().success(), "the next run failed");
     assert!(

@@ -773,7 +773,7 @@ pub(super) fn plan_controller(
         renderer.render(test, ctx)?,
     );
     // Its scenarios on a real API server; the `_controller` suffix keeps the module apart
-    // from the envtest binary's own (`crds`, `leader`, `control_plane`). Built-in kinds'
+    // from the envtest binary's own (`crds`, `control_plane`, `webhooks`). Built-in kinds'
     // objects need fields only the user knows: their test needs no object.
     let template = match (builtin, ctx.external) {
         (false, _) => "api/tests/envtest/kind.rs.hbs",

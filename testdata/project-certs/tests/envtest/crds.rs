@@ -7,12 +7,12 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::api::{Api, PostParams};
 use serde_json::{Value, json};
 
-use crate::control_plane::{control_plane, dynamic_api, established, manifests_in};
+use crate::control_plane::{control_plane, established};
 
 #[tokio::test]
 async fn every_crd_is_established() {
     let crds: Api<CustomResourceDefinition> = Api::all(control_plane().admin().await);
-    for crd in manifests_in("config/crd/bases") {
+    for crd in control_plane().manifests_in("config/crd/bases") {
         let name = crd["metadata"]["name"].as_str().expect("a CRD name");
         let served = crds.get(name).await.expect("the CRD is installed");
         assert!(
@@ -27,7 +27,8 @@ async fn every_crd_is_established() {
 /// CRD is namespaced.
 fn crd_of(sample: &Value) -> Option<Value> {
     let (group, _) = sample["apiVersion"].as_str()?.rsplit_once('/')?;
-    manifests_in("config/crd/bases")
+    control_plane()
+        .manifests_in("config/crd/bases")
         .into_iter()
         .find(|crd| crd["spec"]["group"] == group && crd["spec"]["names"]["kind"] == sample["kind"])
 }
@@ -50,7 +51,7 @@ async fn create(sample: &Value, namespace: &str) -> Result<Value, kube::Error> {
     );
     object["metadata"]["name"] = json!(name);
     let client = control_plane().admin().await;
-    let api = dynamic_api(&client, namespaced.then_some(namespace), &object);
+    let api = control_plane().dynamic_api(&client, namespaced.then_some(namespace), &object);
     let object = serde_json::from_value(object).expect("an object");
     let params = PostParams {
         dry_run: true,
@@ -63,7 +64,7 @@ async fn create(sample: &Value, namespace: &str) -> Result<Value, kube::Error> {
 #[tokio::test]
 async fn every_sample_is_accepted() {
     let namespace = control_plane().namespace("samples").await;
-    let samples = manifests_in("config/samples");
+    let samples = control_plane().manifests_in("config/samples");
     for sample in &samples {
         let created = create(sample, &namespace).await.unwrap_or_else(|e| {
             panic!(
@@ -89,7 +90,7 @@ async fn every_sample_is_accepted() {
 #[tokio::test]
 async fn an_object_that_breaks_the_schema_is_refused() {
     let namespace = control_plane().namespace("invalid").await;
-    for sample in manifests_in("config/samples") {
+    for sample in control_plane().manifests_in("config/samples") {
         let mut broken = sample.clone();
         broken["spec"] = json!("not an object");
         match create(&broken, &namespace).await {

@@ -11,7 +11,7 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use kube::api::{Api, DynamicObject, ListParams, Patch, PatchParams, PostParams};
 use serde_json::{Value, json};
 
-use crate::control_plane::{control_plane, dynamic_api, eventually, manifests_in};
+use crate::control_plane::{control_plane, eventually};
 
 /// The prefix of the namespaces of these tests.
 const PREFIX: &str = "frigates";
@@ -29,13 +29,14 @@ const SPOKES: &[&str] = &[
 async fn api(api_version: &str, namespace: &str) -> Api<DynamicObject> {
     let client = control_plane().admin().await;
     let kind = json!({"apiVersion": api_version, "kind": "Frigate"});
-    dynamic_api(&client, Some(namespace), &kind)
+    control_plane().dynamic_api(&client, Some(namespace), &kind)
 }
 
 /// The sample of `api_version` in `config/samples`, named `name` and labelled with the
 /// test's namespace.
 fn sample(api_version: &str, namespace: &str, name: &str) -> DynamicObject {
-    let mut sample = manifests_in("config/samples")
+    let mut sample = control_plane()
+        .manifests_in("config/samples")
         .into_iter()
         .find(|s| s["apiVersion"] == api_version && s["kind"] == "Frigate")
         .unwrap_or_else(|| panic!("config/samples has no Frigate {api_version}"));
@@ -55,7 +56,8 @@ fn spec(object: &DynamicObject) -> Value {
 /// The spec fields that `a` and `b` declare alike (same name, same schema), as the CRD
 /// says: a conversion maps each to itself.
 fn shared_fields(a: &str, b: &str) -> Vec<String> {
-    let crd = manifests_in("config/crd/bases")
+    let crd = control_plane()
+        .manifests_in("config/crd/bases")
         .into_iter()
         .find(|crd| crd["metadata"]["name"] == CRD)
         .expect("the CRD of Frigate");

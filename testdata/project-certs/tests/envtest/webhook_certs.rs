@@ -28,7 +28,7 @@ use rsbuilder_runtime::tls;
 
 use project_certs::webhooks::certs::{self, Lifetimes, MetricsCert, Settings};
 
-use crate::control_plane::{IssueCerts, ManagerCerts, control_plane, eventually, manifests_in};
+use crate::control_plane::{IssueCerts, ManagerCerts, control_plane, eventually};
 
 /// The manager issues the certificate (`control_plane::Environment::webhook_certs`).
 pub const ISSUE: Option<IssueCerts> = Some(issue);
@@ -163,7 +163,8 @@ fn current_ca(bundle: &str) -> String {
 
 #[tokio::test]
 async fn the_manager_keeps_its_ca_in_a_secret_and_injects_it_into_every_webhook_and_crd() {
-    let webhooks: usize = manifests_in("config/webhook")
+    let webhooks: usize = control_plane()
+        .manifests_in("config/webhook")
         .iter()
         .map(|c| c["webhooks"].as_array().map_or(0, Vec::len))
         .sum();

@@ -64,8 +64,6 @@ async fn a_value_the_types_do_not_know_is_read_and_written_back() {
     use kube::api::{DynamicObject, Patch, PatchParams};
     use serde_json::{Value, json};
 
-    use crate::control_plane::dynamic_api;
-
     const CRD: &str = "certificates.cert-manager.io";
     const FIELD: &str = "/spec/privateKey/algorithm";
     const NEWER: &str = "ANewerValue";
@@ -93,7 +91,7 @@ async fn a_value_the_types_do_not_know_is_read_and_written_back() {
     let keys = FIELD.split('/').skip(1);
     let field = keys.fold(&mut object, |at, key| &mut at[key]);
     *field = json!(NEWER);
-    let untyped = dynamic_api(&admin, untyped_namespace, &object);
+    let untyped = control_plane().dynamic_api(&admin, untyped_namespace, &object);
     let object: DynamicObject = serde_json::from_value(object).expect("an object");
     // Allowed once the API server serves the new schema.
     eventually("the CRD's new value is allowed", || async {

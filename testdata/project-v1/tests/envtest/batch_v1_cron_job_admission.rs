@@ -10,7 +10,7 @@
 use kube::api::{Api, DynamicObject, PostParams};
 use serde_json::json;
 
-use crate::control_plane::{control_plane, dynamic_api, manifests_in};
+use crate::control_plane::control_plane;
 use crate::webhooks::reviews_of;
 
 const API_VERSION: &str = "batch.example.com/v1";
@@ -26,12 +26,13 @@ const PATHS: &[&str] = &[
 async fn api(namespace: &str) -> Api<DynamicObject> {
     let client = control_plane().admin().await;
     let kind = json!({"apiVersion": API_VERSION, "kind": KIND});
-    dynamic_api(&client, Some(namespace), &kind)
+    control_plane().dynamic_api(&client, Some(namespace), &kind)
 }
 
 /// The v1 sample of `config/samples`, named `name`.
 fn sample(name: &str) -> DynamicObject {
-    let mut sample = manifests_in("config/samples")
+    let mut sample = control_plane()
+        .manifests_in("config/samples")
         .into_iter()
         .find(|s| s["apiVersion"] == API_VERSION && s["kind"] == KIND)
         .expect("a CronJob v1 sample in config/samples");

@@ -1,32 +1,43 @@
-// Copyright Example Inc.
-// SPDX-License-Identifier: Apache-2.0
-
-//! A real Kubernetes control plane for tests, in the shape of controller-runtime's
-//! `envtest.Environment`: etcd and kube-apiserver on free loopback ports with certificates
-//! of their own, RBAC authorization, users that authenticate with client certificates,
-//! and the project's CRDs installed and Established before the first test runs. What it
-//! installs besides is the test binary's `environment()` (envtest's install options): more
-//! CRD directories, and the project's webhooks, served by the test binary on 127.0.0.1
-//! with a certificate of the control plane's CA, their configurations and the CRDs'
-//! conversion pointed at it by `url:` as envtest's `WebhookInstallOptions` does. Where
-//! the manager issues its certificate itself (`--webhook-certs self`), the webhooks keep
-//! the Service of their manifests instead, and the API server reaches it through an HTTP
-//! CONNECT proxy of the tests (its egress selector for the cluster network, which envtest
-//! lacks).
+//! A real Kubernetes control plane for a project's tests, in the shape of
+//! controller-runtime's `envtest.Environment`: etcd and kube-apiserver on free loopback
+//! ports with certificates of their own, RBAC authorization, users that authenticate with
+//! client certificates, and the project's CRDs installed and Established before the first
+//! test runs. What it installs besides is the test binary's [`Environment`] (envtest's
+//! install options): more CRD directories, and the project's webhooks, served by the test
+//! binary on 127.0.0.1 with a certificate of the control plane's CA, their configurations
+//! and the CRDs' conversion pointed at it by `url:` as envtest's `WebhookInstallOptions`
+//! does. Where the manager issues its certificate itself (`--webhook-certs self`), the
+//! webhooks keep the Service of their manifests instead, and the API server reaches it
+//! through an HTTP CONNECT proxy of the tests (its egress selector for the cluster
+//! network, which envtest lacks).
 //!
-//! One control plane serves a whole test binary ([`control_plane`]); each test works in a
-//! namespace of its own ([`ControlPlane::namespace`]). What envtest has not: no kubelet (no
-//! pod runs), no controller-manager (no garbage collection of owned objects, namespaces
-//! never finish terminating).
+//! One control plane serves a whole test binary ([`ControlPlane::shared`]); each test
+//! works in a namespace of its own ([`ControlPlane::namespace`]). What envtest has not: no
+//! kubelet (no pod runs), no controller-manager (no garbage collection of owned objects,
+//! namespaces never finish terminating).
+//!
+//! ```ignore
+//! use rsbuilder_runtime::testing::control_plane::{ControlPlane, Environment};
+//!
+//! fn control_plane() -> &'static ControlPlane {
+//!     ControlPlane::shared(|| Environment::new(env!("CARGO_MANIFEST_DIR")))
+//! }
+//!
+//! #[tokio::test]
+//! async fn a_test() {
+//!     let namespace = control_plane().namespace("a-test").await;
+//!     let client = control_plane().admin().await;
+//!     // ...
+//! }
+//! ```
 //!
 //! The binaries are found as controller-runtime finds them: `TEST_ASSET_KUBE_APISERVER`
 //! and `TEST_ASSET_ETCD`, `KUBEBUILDER_ASSETS`, then setup-envtest's store, where
-//! `rsbuilder envtest use` (run by `make test`) puts them.
+//! `rsbuilder envtest use` (run by a project's `make test`) puts them.
 //!
 //! Nothing outlives the test binary: the processes get SIGKILL when it exits, however it
 //! exits (`PR_SET_PDEATHSIG`), a normal exit also removes their directory, and a directory
 //! left by a killed run is removed by the next one.
-#![allow(dead_code)] // each test module uses a different part
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -50,9 +61,6 @@ use kube::{Client, Config};
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
 use serde_json::{Value, json};
 
-/// The project's root: manifests are read from there.
-pub const PROJECT: &str = env!("CARGO_MANIFEST_DIR");
-
 /// A user like the manager's in a cluster (the ServiceAccount `controller-manager`), one
 /// per test namespace, so that the role bound to one test's manager lends no rule to
 /// another's. RBAC matches a ServiceAccount subject by this name.
@@ -60,8 +68,9 @@ pub fn manager_user(namespace: &str) -> String {
     format!("system:serviceaccount:{namespace}:controller-manager")
 }
 
-/// How long the control plane may take to start, and a test to see what it waits for.
+/// How long the control plane may take to start.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a test waits for what it expects ([`eventually`]).
 pub const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The prefix of the control planes' directories under the temporary directory.
@@ -69,6 +78,9 @@ const DIR_PREFIX: &str = "rsbuilder-envtest-";
 
 /// What a test binary installs into its control plane, as envtest's `Environment`.
 pub struct Environment {
+    /// The project's root (its `CARGO_MANIFEST_DIR`): the paths of the other fields and
+    /// the manifests the control plane reads are relative to it.
+    pub project: PathBuf,
     /// Directories of CRD manifests, relative to the project (`CRDDirectoryPaths`).
     pub crd_directories: Vec<&'static str>,
     /// Serves the project's webhooks on a port, with the certificate in a directory
@@ -81,6 +93,18 @@ pub struct Environment {
     /// user with what `config/webhook-certs` grants, which injects its CA into the
     /// configurations and CRDs, their webhooks keeping the Service of the manifests.
     pub webhook_certs: Option<IssueCerts>,
+}
+
+impl Environment {
+    /// The project at `project` with its CRDs (`config/crd/bases`), no webhooks.
+    pub fn new(project: impl Into<PathBuf>) -> Self {
+        Self {
+            project: project.into(),
+            crd_directories: vec!["config/crd/bases"],
+            webhooks: None,
+            webhook_certs: None,
+        }
+    }
 }
 
 /// Runs a webhook server until the test binary ends.
@@ -96,27 +120,25 @@ pub type IssueCerts =
 /// What the manager's certificate task is told, as its flags tell it in a cluster: the
 /// names of `config/webhook`, and where the tests' webhook server reads its certificate.
 pub struct ManagerCerts {
+    /// The namespace of the webhook Service (`config/webhook/service.yaml`).
     pub namespace: String,
+    /// The webhook Service's name.
     pub service: String,
+    /// The MutatingWebhookConfiguration's name, if the project has one.
     pub mutating: Option<String>,
+    /// The ValidatingWebhookConfiguration's name, if the project has one.
     pub validating: Option<String>,
+    /// The CRDs whose conversion goes through the webhook.
     pub conversion_crds: Vec<String>,
+    /// Where the tests' webhook server reads `tls.crt` and `tls.key`.
     pub cert_dir: PathBuf,
+    /// The port the tests' webhook server listens on, on 127.0.0.1.
     pub port: u16,
-}
-
-impl Default for Environment {
-    fn default() -> Self {
-        Self {
-            crd_directories: vec!["config/crd/bases"],
-            webhooks: None,
-            webhook_certs: None,
-        }
-    }
 }
 
 /// The running control plane of this test binary.
 pub struct ControlPlane {
+    project: PathBuf,
     dir: PathBuf,
     url: String,
     ca: Issuer<'static, KeyPair>,
@@ -141,37 +163,43 @@ static DIR: OnceLock<PathBuf> = OnceLock::new();
 /// 127.0.0.1.
 static ROUTES: Mutex<BTreeMap<String, u16>> = Mutex::new(BTreeMap::new());
 
-/// The control plane of this test binary, started by the first test that asks, with what
-/// the test binary's `environment()` installs.
-pub fn control_plane() -> &'static ControlPlane {
-    let started = CONTROL_PLANE.get_or_init(|| {
-        // PR_SET_PDEATHSIG fires when the *thread* that started a process ends, and test
-        // threads end with their test: the processes are started from a thread that lives
-        // as long as the test binary, and whose runtime serves the webhooks meanwhile.
-        let (sender, receiver) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let runtime = match tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(1)
-                .enable_all()
-                .build()
-            {
-                Ok(runtime) => runtime,
-                Err(error) => {
-                    let _ = sender.send(Err(format!("cannot start a runtime: {error}")));
-                    return;
-                }
-            };
-            let started = runtime.block_on(start(crate::environment()));
-            let _ = sender.send(started.map_err(|e| format!("{e:#}")));
-            runtime.block_on(std::future::pending::<()>());
+impl ControlPlane {
+    /// The control plane of this test binary, started by the first test that asks with
+    /// what `environment` installs; later calls return the same control plane and leave
+    /// their `environment` uncalled. Panics when it cannot start, with the reason and the
+    /// last lines etcd and kube-apiserver logged.
+    pub fn shared(environment: impl FnOnce() -> Environment) -> &'static ControlPlane {
+        let started = CONTROL_PLANE.get_or_init(|| {
+            let environment = environment();
+            // PR_SET_PDEATHSIG fires when the *thread* that started a process ends, and
+            // test threads end with their test: the processes are started from a thread
+            // that lives as long as the test binary, and whose runtime serves the webhooks
+            // meanwhile.
+            let (sender, receiver) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let runtime = match tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(1)
+                    .enable_all()
+                    .build()
+                {
+                    Ok(runtime) => runtime,
+                    Err(error) => {
+                        let _ = sender.send(Err(format!("cannot start a runtime: {error}")));
+                        return;
+                    }
+                };
+                let started = runtime.block_on(start(environment));
+                let _ = sender.send(started.map_err(|e| format!("{e:#}")));
+                runtime.block_on(std::future::pending::<()>());
+            });
+            receiver
+                .recv()
+                .unwrap_or_else(|_| Err("the control plane's thread died".into()))
         });
-        receiver
-            .recv()
-            .unwrap_or_else(|_| Err("the control plane's thread died".into()))
-    });
-    match started {
-        Ok(control_plane) => control_plane,
-        Err(error) => panic!("cannot start the envtest control plane: {error}"),
+        match started {
+            Ok(control_plane) => control_plane,
+            Err(error) => panic!("cannot start the envtest control plane: {error}"),
+        }
     }
 }
 
@@ -270,6 +298,7 @@ async fn start(environment: Environment) -> anyhow::Result<ControlPlane> {
         ],
     )?;
     let control_plane = ControlPlane {
+        project: environment.project,
         url: format!("https://127.0.0.1:{port}"),
         dir,
         ca,
@@ -405,7 +434,7 @@ impl ControlPlane {
         edit: impl FnOnce(&mut Value),
     ) {
         let admin = self.admin().await;
-        let mut role = manifest("config/rbac/role.yaml");
+        let mut role = self.manifest("config/rbac/role.yaml");
         edit(&mut role);
         self.bind(&admin, role, user, namespace).await;
         self.grant(user, namespace, "config/rbac/leader_election_role.yaml")
@@ -416,7 +445,7 @@ impl ControlPlane {
     /// each Role in `namespace`.
     pub async fn grant(&self, user: &str, namespace: &str, path: &str) {
         let admin = self.admin().await;
-        let roles: Vec<Value> = documents(&Path::new(PROJECT).join(path))
+        let roles: Vec<Value> = documents(&self.project.join(path))
             .into_iter()
             .filter(|d| d["kind"] == "Role" || d["kind"] == "ClusterRole")
             .collect();
@@ -437,22 +466,23 @@ impl ControlPlane {
             json!([{"kind": "User", "name": user, "apiGroup": "rbac.authorization.k8s.io"}]);
         let role_ref = json!({"kind": kind, "name": name, "apiGroup": "rbac.authorization.k8s.io"});
         if kind == "ClusterRole" {
-            apply(admin, None, &role).await;
+            self.apply(admin, None, &role).await;
             let binding: ClusterRoleBinding = serde_json::from_value(
                 json!({"metadata": {"name": name}, "roleRef": role_ref, "subjects": subject}),
             )
             .expect("a binding");
-            apply(admin, None, &serde_json::to_value(binding).expect("json")).await;
+            self.apply(admin, None, &serde_json::to_value(binding).expect("json"))
+                .await;
         } else {
             role["metadata"]["namespace"] = json!(namespace);
-            apply(admin, Some(namespace), &role).await;
+            self.apply(admin, Some(namespace), &role).await;
             let binding: RoleBinding = serde_json::from_value(json!({
                 "metadata": {"name": name, "namespace": namespace},
                 "roleRef": role_ref,
                 "subjects": subject,
             }))
             .expect("a binding");
-            apply(
+            self.apply(
                 admin,
                 Some(namespace),
                 &serde_json::to_value(binding).expect("json"),
@@ -543,7 +573,7 @@ impl ControlPlane {
     async fn issue_certs(&self, issue: IssueCerts, server: &WebhookServer) -> anyhow::Result<()> {
         use anyhow::Context as _;
         let admin = self.admin().await;
-        let service = manifest("config/webhook/service.yaml");
+        let service = self.manifest("config/webhook/service.yaml");
         let namespace = service["metadata"]["namespace"]
             .as_str()
             .unwrap_or("default")
@@ -556,7 +586,7 @@ impl ControlPlane {
                 created.context("the webhook Service's namespace")?;
             }
         }
-        let created = apply(&admin, Some(&namespace), &service).await;
+        let created = self.apply(&admin, Some(&namespace), &service).await;
         let cluster_ip = created.data["spec"]["clusterIP"]
             .as_str()
             .context("the webhook Service has no cluster IP")?;
@@ -571,12 +601,13 @@ impl ControlPlane {
         let user = manager_user(&namespace);
         self.grant(&user, &namespace, "config/webhook-certs/resources.yaml")
             .await;
-        let configurations = manifests_in("config/webhook");
+        let configurations = self.manifests_in("config/webhook");
         let named = |kind: &str| {
             let found = configurations.iter().find(|c| c["kind"] == kind);
             found.map(|c| c.name_or(kind))
         };
-        let conversion_crds = manifests_in("config/crd/patches")
+        let conversion_crds = self
+            .manifests_in("config/crd/patches")
             .iter()
             .filter(|patch| patch["spec"]["conversion"]["strategy"] == "Webhook")
             .map(|patch| patch.name_or("crd"))
@@ -613,11 +644,11 @@ impl ControlPlane {
             dry_run: true,
             ..PostParams::default()
         };
-        for sample in manifests_in("config/samples") {
-            let scope = namespaced(&sample).then_some(namespace);
+        for sample in self.manifests_in("config/samples") {
+            let scope = self.namespaced(&sample).then_some(namespace);
             let object: DynamicObject =
                 serde_json::from_value(sample.clone()).map_err(|e| e.to_string())?;
-            dynamic_api(&admin, scope, &sample)
+            self.dynamic_api(&admin, scope, &sample)
                 .create(&dry_run, &object)
                 .await
                 .map_err(|e| format!("{}: {e}", sample.name_or("sample")))?;
@@ -628,7 +659,7 @@ impl ControlPlane {
     /// `config/webhook/manifests.yaml`, each webhook pointed at the test's server.
     async fn install_webhook_configurations(&self, server: &WebhookServer) {
         let admin = self.admin().await;
-        let path = Path::new(PROJECT).join("config/webhook/manifests.yaml");
+        let path = self.project.join("config/webhook/manifests.yaml");
         for mut configuration in documents(&path) {
             for webhook in configuration["webhooks"]
                 .as_array_mut()
@@ -637,7 +668,7 @@ impl ControlPlane {
             {
                 webhook["clientConfig"] = server.client_config(&webhook["clientConfig"]);
             }
-            apply(&admin, None, &configuration).await;
+            self.apply(&admin, None, &configuration).await;
         }
     }
 
@@ -650,12 +681,13 @@ impl ControlPlane {
     ) -> anyhow::Result<()> {
         let admin = self.admin().await;
         let crds: Api<CustomResourceDefinition> = Api::all(admin);
-        let conversions: Vec<Value> = manifests_in("config/crd/patches")
+        let conversions: Vec<Value> = self
+            .manifests_in("config/crd/patches")
             .into_iter()
             .filter(|patch| patch["spec"]["conversion"]["strategy"] == "Webhook")
             .collect();
         let mut names = Vec::new();
-        for mut crd in directories.iter().flat_map(|dir| manifests_in(dir)) {
+        for mut crd in directories.iter().flat_map(|dir| self.manifests_in(dir)) {
             let name = crd.name_or("crd");
             let conversion = conversions.iter().find(|p| p.name_or("") == name);
             if let (Some(server), Some(patch)) = (webhooks, conversion) {
@@ -756,59 +788,6 @@ pub fn established(crd: &CustomResourceDefinition) -> bool {
         .any(|c| c.type_ == "Established" && c.status == "True")
 }
 
-/// Server-side applies `object` (any kind the API server serves) as the test's field
-/// manager, and returns what the server stored.
-pub async fn apply(client: &Client, namespace: Option<&str>, object: &Value) -> DynamicObject {
-    let api = dynamic_api(client, namespace, object);
-    let name = object.name_or("object");
-    api.patch(
-        &name,
-        &PatchParams::apply("envtest").force(),
-        &Patch::Apply(object),
-    )
-    .await
-    .unwrap_or_else(|e| panic!("cannot apply {name}: {e}"))
-}
-
-/// The API of `object`'s kind, in `namespace` when given.
-pub fn dynamic_api(client: &Client, namespace: Option<&str>, object: &Value) -> Api<DynamicObject> {
-    let api_version = object["apiVersion"].as_str().expect("an apiVersion");
-    let kind = object["kind"].as_str().expect("a kind");
-    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-    let gvk = GroupVersionKind::gvk(group, version, kind);
-    let plural = plural_of(&gvk);
-    let resource = ApiResource::from_gvk_with_plural(&gvk, &plural);
-    match namespace {
-        Some(namespace) => Api::namespaced_with(client.clone(), namespace, &resource),
-        None => Api::all_with(client.clone(), &resource),
-    }
-}
-
-/// Whether `object`'s kind is namespaced: as its CRD says, and so for Kubernetes' own
-/// kinds that tests create.
-fn namespaced(object: &Value) -> bool {
-    let api_version = object["apiVersion"].as_str().unwrap_or_default();
-    let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
-    !manifests_in("config/crd/bases").iter().any(|crd| {
-        crd["spec"]["group"] == group
-            && crd["spec"]["names"]["kind"] == object["kind"]
-            && crd["spec"]["scope"] == "Cluster"
-    })
-}
-
-/// The plural of a kind: from the project's CRDs, else the lowercase kind plus `s`, which
-/// is what Kubernetes' own kinds that tests apply (roles, bindings, namespaces) use.
-fn plural_of(gvk: &GroupVersionKind) -> String {
-    manifests_in("config/crd/bases")
-        .into_iter()
-        .find(|crd| {
-            crd["spec"]["group"] == gvk.group.as_str()
-                && crd["spec"]["names"]["kind"] == gvk.kind.as_str()
-        })
-        .and_then(|crd| crd["spec"]["names"]["plural"].as_str().map(str::to_string))
-        .unwrap_or_else(|| format!("{}s", gvk.kind.to_lowercase()))
-}
-
 /// The counter `metric` of `controller` in `text`, metrics in Prometheus' text format; 0
 /// while it was never counted.
 pub fn counter(text: &str, metric: &str, controller: &str) -> u64 {
@@ -837,30 +816,104 @@ where
     }
 }
 
-/// The one YAML document of the project file `path`, as JSON.
-pub fn manifest(path: &str) -> Value {
-    let text = std::fs::read_to_string(Path::new(PROJECT).join(path))
-        .unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
+/// The project's manifests, read from [`Environment::project`].
+impl ControlPlane {
+    /// The project's directory ([`Environment::project`]).
+    pub fn project(&self) -> &Path {
+        &self.project
+    }
 
-/// Every YAML document of the `.yaml` files in the project directory `dir`, in file order.
-pub fn manifests_in(dir: &str) -> Vec<Value> {
-    let Ok(entries) = std::fs::read_dir(Path::new(PROJECT).join(dir)) else {
-        return Vec::new();
-    };
-    let mut paths: Vec<PathBuf> = entries
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| {
-            path.extension().is_some_and(|ext| ext == "yaml")
-                && path
-                    .file_name()
-                    .is_some_and(|name| name != "kustomization.yaml")
+    /// The one YAML document of the project file `path`, as JSON.
+    pub fn manifest(&self, path: &str) -> Value {
+        let text = std::fs::read_to_string(self.project.join(path))
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    /// Every YAML document of the `.yaml` files in the project directory `dir`, in file
+    /// order; none when there is no such directory.
+    pub fn manifests_in(&self, dir: &str) -> Vec<Value> {
+        let Ok(entries) = std::fs::read_dir(self.project.join(dir)) else {
+            return Vec::new();
+        };
+        let mut paths: Vec<PathBuf> = entries
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|path| {
+                path.extension().is_some_and(|ext| ext == "yaml")
+                    && path
+                        .file_name()
+                        .is_some_and(|name| name != "kustomization.yaml")
+            })
+            .collect();
+        paths.sort();
+        paths.iter().flat_map(|path| documents(path)).collect()
+    }
+
+    /// The API of `object`'s kind (a kind of the project's CRDs or one of Kubernetes'
+    /// own), in `namespace` when given.
+    pub fn dynamic_api(
+        &self,
+        client: &Client,
+        namespace: Option<&str>,
+        object: &Value,
+    ) -> Api<DynamicObject> {
+        let api_version = object["apiVersion"].as_str().expect("an apiVersion");
+        let kind = object["kind"].as_str().expect("a kind");
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        let gvk = GroupVersionKind::gvk(group, version, kind);
+        let plural = self.plural_of(&gvk);
+        let resource = ApiResource::from_gvk_with_plural(&gvk, &plural);
+        match namespace {
+            Some(namespace) => Api::namespaced_with(client.clone(), namespace, &resource),
+            None => Api::all_with(client.clone(), &resource),
+        }
+    }
+
+    /// Server-side applies `object` (any kind the API server serves) as the test's field
+    /// manager, and returns what the server stored.
+    pub async fn apply(
+        &self,
+        client: &Client,
+        namespace: Option<&str>,
+        object: &Value,
+    ) -> DynamicObject {
+        let api = self.dynamic_api(client, namespace, object);
+        let name = object.name_or("object");
+        api.patch(
+            &name,
+            &PatchParams::apply("envtest").force(),
+            &Patch::Apply(object),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("cannot apply {name}: {e}"))
+    }
+
+    /// Whether `object`'s kind is namespaced: as its CRD says, and so for Kubernetes' own
+    /// kinds that tests create.
+    fn namespaced(&self, object: &Value) -> bool {
+        let api_version = object["apiVersion"].as_str().unwrap_or_default();
+        let group = api_version.rsplit_once('/').map_or("", |(group, _)| group);
+        !self.manifests_in("config/crd/bases").iter().any(|crd| {
+            crd["spec"]["group"] == group
+                && crd["spec"]["names"]["kind"] == object["kind"]
+                && crd["spec"]["scope"] == "Cluster"
         })
-        .collect();
-    paths.sort();
-    paths.iter().flat_map(|path| documents(path)).collect()
+    }
+
+    /// The plural of a kind: from the project's CRDs, else the lowercase kind plus `s`,
+    /// which is what Kubernetes' own kinds that tests apply (roles, bindings, namespaces)
+    /// use.
+    fn plural_of(&self, gvk: &GroupVersionKind) -> String {
+        self.manifests_in("config/crd/bases")
+            .into_iter()
+            .find(|crd| {
+                crd["spec"]["group"] == gvk.group.as_str()
+                    && crd["spec"]["names"]["kind"] == gvk.kind.as_str()
+            })
+            .and_then(|crd| crd["spec"]["names"]["plural"].as_str().map(str::to_string))
+            .unwrap_or_else(|| format!("{}s", gvk.kind.to_lowercase()))
+    }
 }
 
 /// The YAML documents of the file at `path`, as JSON; none when there is no such file.

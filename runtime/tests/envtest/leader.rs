@@ -1,8 +1,5 @@
-// Copyright Example Inc.
-// SPDX-License-Identifier: Apache-2.0
-
 //! Leader election on a real API server, as the manager's user: the leader-election Role
-//! of `config/rbac` is all it needs. The contract (client-go's leader election,
+//! that `rsbuilder init` writes into `config/rbac` is all it needs. The contract (client-go's leader election,
 //! https://pkg.go.dev/k8s.io/client-go/tools/leaderelection): one candidate holds the
 //! Lease; a leader that releases it is replaced at once; a leader that dies without
 //! releasing it is replaced once the Lease expires ([`LEASE_DURATION`]).
@@ -17,21 +14,35 @@ use futures::future::BoxFuture;
 use http::{Request, Response};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 use k8s_openapi::jiff::SignedDuration;
+use k8s_openapi::serde::Deserialize;
 use kube::client::{Body, ClientBuilder};
-use serde::Deserialize;
 use tower::{Layer, Service};
 
 use rsbuilder_runtime::leader::{Candidate, Leadership};
 use rsbuilder_runtime::leader::{LEASE_DURATION, RENEW_DEADLINE, RETRY_PERIOD};
 use rsbuilder_runtime::shutdown::Shutdown;
 
-use project_certs::LEADER_ELECTION_LEASE;
+use rsbuilder_runtime::testing::control_plane::manager_user;
 
-use crate::control_plane::{control_plane, manager_user};
+use crate::control_plane;
+
+/// The Lease the replicas of these tests run for, as a project's `LEADER_ELECTION_LEASE`.
+const LEASE: &str = "envtest-leader.example.com";
+
+/// Grants the manager's user of `namespace` the leader-election Role, and nothing else.
+async fn grant_leader_election(namespace: &str) {
+    control_plane()
+        .grant(
+            &manager_user(namespace),
+            namespace,
+            "config/rbac/leader_election_role.yaml",
+        )
+        .await;
+}
 
 async fn candidate(namespace: &str) -> Candidate {
     let config = control_plane().config(&manager_user(namespace), &[]).await;
-    Candidate::new(config, LEADER_ELECTION_LEASE, namespace).expect("a candidate")
+    Candidate::new(config, LEASE, namespace).expect("a candidate")
 }
 
 /// Runs for leadership until elected, in a runtime of its own, as another process would:
@@ -73,11 +84,10 @@ async fn elected_within(
 }
 
 #[tokio::test]
+#[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS); run with --include-ignored"]
 async fn one_replica_leads_and_another_takes_over_when_it_goes() {
     let namespace = control_plane().namespace("leader").await;
-    control_plane()
-        .grant_manager_role(&manager_user(&namespace), &namespace, |_| {})
-        .await;
+    grant_leader_election(&namespace).await;
 
     let (first_runtime, mut first) = replica(&namespace);
     let (_first, _) = elected_within(&mut first, LEASE_DURATION)
@@ -194,7 +204,7 @@ async fn candidate_with(namespace: &str, clock: &Clock) -> Candidate {
         namespace,
         identity,
         ..
-    } = Candidate::new(config.clone(), LEADER_ELECTION_LEASE, namespace).expect("a candidate");
+    } = Candidate::new(config.clone(), LEASE, namespace).expect("a candidate");
     let client = ClientBuilder::try_from(config).expect("a client");
     let client = client.with_layer(&renewals).with_layer(clock).build();
     Candidate {
@@ -211,9 +221,7 @@ async fn overlap(ahead: Duration) -> f64 {
     let namespace = control_plane()
         .namespace(&format!("skew-{}", ahead.as_secs()))
         .await;
-    control_plane()
-        .grant_manager_role(&manager_user(&namespace), &namespace, |_| {})
-        .await;
+    grant_leader_election(&namespace).await;
     let (_trigger, shutdown) = Shutdown::channel();
     let partitioned = Clock::default();
     let leader = candidate_with(&namespace, &partitioned).await;
@@ -251,6 +259,7 @@ async fn overlap(ahead: Duration) -> f64 {
 /// `renewTime`. Measured here: within that skew no two replicas lead at once; beyond it,
 /// they do.
 #[tokio::test]
+#[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS); run with --include-ignored"]
 async fn replicas_whose_clocks_differ_by_less_than_the_margin_never_lead_at_once() {
     let margin = LEASE_DURATION - RENEW_DEADLINE;
     let within = margin - RETRY_PERIOD;

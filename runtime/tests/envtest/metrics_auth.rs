@@ -1,5 +1,3 @@
-// SPDX-License-Identifier: Apache-2.0
-
 //! The metrics server's authorization, decided by the real API server: a caller's bearer
 //! token goes through a TokenReview and its user through a SubjectAccessReview for
 //! `get /metrics` (as controller-runtime's `filters.WithAuthenticationAndAuthorization`).
@@ -21,7 +19,9 @@ use rsbuilder_runtime::metrics::Metrics;
 use rsbuilder_runtime::metrics_auth::MetricsAuth;
 use rsbuilder_runtime::server::secure_metrics_router;
 
-use crate::control_plane::{control_plane, manager_user};
+use rsbuilder_runtime::testing::control_plane::manager_user;
+
+use crate::control_plane;
 
 /// A token of a new ServiceAccount `name` in `namespace`, from a TokenRequest.
 async fn token(namespace: &str, name: &str) -> String {
@@ -55,6 +55,7 @@ async fn status(router: &Router, token: Option<&str>) -> StatusCode {
 }
 
 #[tokio::test]
+#[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS); run with --include-ignored"]
 async fn only_a_caller_allowed_to_get_metrics_reads_them() {
     let namespace = control_plane().namespace("metrics").await;
     let manager = manager_user(&namespace);
