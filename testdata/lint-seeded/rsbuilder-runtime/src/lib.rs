@@ -4,7 +4,8 @@
 //! What every operator that rsbuilder scaffolds shares, so that a project holds only what
 //! is its own (its types, reconcilers and webhooks' logic): the manager with its flags,
 //! leader election, metrics served to authorized callers only, health probes, TLS with
-//! certificate reloads, and request deadlines.
+//! certificate reloads, request deadlines, and what controllers share (the watch, the
+//! finalizer flow, conditions, events, retries, children).
 //!
 //! A project gets this crate as a copy that rsbuilder writes and rewrites
 //! (`rsbuilder-runtime/`, `rsbuilder generate runtime`): edit it and the next upgrade
@@ -22,4 +23,6 @@ pub mod server;
 pub mod shutdown;
 pub mod supervisor;
 pub mod telemetry;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 pub mod tls;

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
+use kube::Api;
 use kube::core::PartialObjectMeta;
 use kube::runtime::controller::Action;
 
@@ -62,7 +63,7 @@ pub enum Error {
 /// Runs the controller until `shutdown` resolves, letting running reconciliations finish.
 /// `synced` is set once its watch has listed every object (its cache is in sync).
 pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'static, ()> {
-    let api = controller::api::<Watched>(ctx.client.clone(), ctx.namespace.as_deref());
+    let api: Api<Watched> = controller::api(ctx.client.clone(), ctx.namespace.as_deref());
     let watch = RECONCILER.controller(api, &ctx, synced);
     Box::pin(RECONCILER.run(watch, reconcile, error_policy, ctx, shutdown))
 }

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use kube::ResourceExt;
+use kube::{Api, ResourceExt};
 use kube::runtime::controller::Action;
 use tracing::debug;
 
@@ -83,7 +83,8 @@ pub enum Error {
 /// Runs the controller until `shutdown` resolves, letting running reconciliations finish.
 /// `synced` is set once its watch has listed every object (its cache is in sync).
 pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'static, ()> {
-    let api = controller::api::<Kraken>(ctx.client.clone(), ctx.namespace.as_deref());
+    let namespace = ctx.namespace.as_deref();
+    let api: Api<Kraken> = controller::api(ctx.client.clone(), namespace);
     let watch = RECONCILER.controller(api, &ctx, synced);
     // TODO(user): for each kind of child, `watch.owns(Api::<Child>::all(ctx.client.clone()),
     // Default::default())`, so that a change of a child triggers a reconciliation.

@@ -250,7 +250,9 @@ impl Reconciler {
             let flow = finalizer(&api, name, object.clone(), |event| async move {
                 match event {
                     Finalizer::Apply(object) => self.apply(object.as_ref(), ctx, converge).await,
-                    Finalizer::Cleanup(object) => self.clean_up(object.as_ref(), ctx, cleanup).await,
+                    Finalizer::Cleanup(object) => {
+                        self.clean_up(object.as_ref(), ctx, cleanup).await
+                    }
                 }
             });
             flow.await.map_err(|error| match error {

@@ -206,7 +206,10 @@ mod tests {
         });
         let observed = Observed::of(&object);
         assert_eq!(observed.generation, Some(3));
-        assert_eq!(ready(&observed.conditions).map(|c| c.reason.as_str()), Some("Reconciled"));
+        assert_eq!(
+            ready(&observed.conditions).map(|c| c.reason.as_str()),
+            Some("Reconciled")
+        );
         assert_eq!(Observed::of(&json!({"metadata": {}})), Observed::default());
     }
 }

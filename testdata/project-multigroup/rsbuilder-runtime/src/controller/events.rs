@@ -50,8 +50,14 @@ mod tests {
     #[test]
     fn a_long_note_is_cut_at_the_limit_on_a_character_boundary() {
         let long = "é".repeat(NOTE_LIMIT);
-        let note = event(EventType::Warning, "ReconcileFailed", &long).note.unwrap();
-        assert!(note.len() <= NOTE_LIMIT && note.len() > NOTE_LIMIT - 2, "{}", note.len());
+        let note = event(EventType::Warning, "ReconcileFailed", &long)
+            .note
+            .unwrap();
+        assert!(
+            note.len() <= NOTE_LIMIT && note.len() > NOTE_LIMIT - 2,
+            "{}",
+            note.len()
+        );
         assert!(long.starts_with(&note));
         let short = event(EventType::Normal, "Reconciled", "up to date");
         assert_eq!(short.note.as_deref(), Some("up to date"));
