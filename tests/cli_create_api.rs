@@ -170,7 +170,8 @@ fn a_finalizer_only_with_the_flag() {
     let finalized = read(dir.path(), "src/controllers/tenant.rs");
     for code in [
         "pub const FINALIZER: &str = \"tenants.infra.example.com/finalizer\";",
-        "finalizer(&api, FINALIZER, object.clone(),",
+        ".finalizer(FINALIZER)",
+        ".reconcile_with_finalizer(",
         "async fn cleanup(",
     ] {
         assert!(finalized.contains(code), "{code} in:\n{finalized}");
@@ -419,9 +420,11 @@ fn a_controller_for_a_built_in_kind_has_no_types() {
         role.contains("- ''\n  resources:\n  - namespaces\n"),
         "{role}"
     );
+    // The runtime's `controller::api` watches a cluster-scoped kind in every namespace.
     let controller = read(dir.path(), "src/controllers/namespace.rs");
     assert!(
-        controller.contains("Api::all(ctx.client.clone())"),
+        controller.contains("use k8s_openapi::api::core::v1::Namespace;")
+            && controller.contains("let api: Api<Watched> = controller::api("),
         "{controller}"
     );
 }

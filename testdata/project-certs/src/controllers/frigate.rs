@@ -19,8 +19,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use kube::{Api, ResourceExt};
 use kube::runtime::controller::Action;
+use kube::{Api, ResourceExt};
 use tracing::debug;
 
 use rsbuilder_runtime::controller::{self, Outcome, Reconciler, children};

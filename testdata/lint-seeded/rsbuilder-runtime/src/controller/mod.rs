@@ -266,6 +266,35 @@ mod tests {
         String::from_utf8(bytes).unwrap()
     }
 
+    /// Kubernetes' API paths: a namespaced kind's objects live under
+    /// `/namespaces/<namespace>/`, a cluster-scoped kind's never do.
+    #[tokio::test]
+    async fn an_api_is_namespaced_as_its_kind_is() {
+        use k8s_openapi::api::core::v1::Namespace;
+
+        let (client, _server) = crate::testing::mock::client();
+        let path = |api: Api<ConfigMap>| api.resource_url().to_owned();
+        assert_eq!(
+            path(api(client.clone(), Some("a"))),
+            "/api/v1/namespaces/a/configmaps"
+        );
+        assert_eq!(path(api(client.clone(), None)), "/api/v1/configmaps");
+        let namespaces: Api<Namespace> = api(client.clone(), Some("a"));
+        assert_eq!(namespaces.resource_url(), "/api/v1/namespaces");
+        let mut unplaced = ConfigMap::default();
+        unplaced.metadata.name = Some("b".into());
+        assert!(matches!(
+            api_of(client.clone(), &unplaced),
+            Err(Error::Incomplete {
+                missing: "namespace",
+                ..
+            })
+        ));
+        unplaced.metadata.namespace = Some("a".into());
+        let placed = api_of(client, &unplaced).expect("an API");
+        assert_eq!(placed.resource_url(), "/api/v1/namespaces/a/configmaps");
+    }
+
     fn gone() -> Box<ObjectRef<DynamicObject>> {
         Box::new(ObjectRef::<ConfigMap>::new("gone").erase())
     }
