@@ -50,7 +50,9 @@ pub trait Shared: Send + Sync + 'static {
 /// (as in tests) share none of it, and nothing in it may be needed for correctness: a
 /// restart, or another replica taking over, starts empty.
 #[derive(Clone, Default)]
-pub struct States(Arc<Mutex<BTreeMap<(&'static str, TypeId), Arc<dyn Any + Send + Sync>>>>);
+pub struct States(Arc<Mutex<Memories>>);
+
+type Memories = BTreeMap<(&'static str, TypeId), Arc<dyn Any + Send + Sync>>;
 
 impl States {
     /// The state of type `T` of `controller`, created on first use.
