@@ -409,3 +409,246 @@ impl Reconciler {
         ctx.states().get(self.name)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The [`Reconciler`] against a mocked API server: each test lists the requests a
+    //! reconciliation makes, in order, and what Kubernetes answers. A project's own
+    //! controller tests run the same scenarios through its kinds.
+
+    use http::{Method, StatusCode};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+    use k8s_openapi::jiff::Timestamp;
+    use kube::runtime::events::{Recorder, Reporter};
+    use kube::{Client, CustomResource};
+    use serde::{Deserialize, Serialize};
+    use serde_json::json;
+
+    use super::*;
+    use crate::controller::States;
+    use crate::metrics::Metrics;
+    use crate::testing::mock::{self, ApiServer, events_path, finish};
+
+    /// A namespaced kind with conditions in its status, as `create api` scaffolds one.
+    #[derive(CustomResource, Clone, Debug, Default, Deserialize, Serialize)]
+    #[kube(
+        group = "example.com",
+        version = "v1",
+        kind = "Thing",
+        namespaced,
+        status = "ThingStatus",
+        schema = "disabled"
+    )]
+    struct ThingSpec {}
+
+    #[derive(Clone, Debug, Default, Deserialize, Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct ThingStatus {
+        #[serde(default)]
+        conditions: Vec<Condition>,
+        observed_generation: Option<i64>,
+    }
+
+    struct Ctx {
+        client: Client,
+        recorder: Recorder,
+        metrics: Metrics,
+        states: States,
+    }
+
+    impl Shared for Ctx {
+        fn client(&self) -> &Client {
+            &self.client
+        }
+        fn recorder(&self) -> &Recorder {
+            &self.recorder
+        }
+        fn metrics(&self) -> &Metrics {
+            &self.metrics
+        }
+        fn states(&self) -> &States {
+            &self.states
+        }
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error(transparent)]
+    struct Failed(#[from] Error);
+
+    const FINALIZER: &str = "things.example.com/finalizer";
+    static RECONCILER: Reconciler = Reconciler::new("thing")
+        .field_manager("thing-controller")
+        .finalizer(FINALIZER);
+    static PLAIN: Reconciler = Reconciler::new("thing").field_manager("thing-controller");
+    const PATH: &str = "/apis/example.com/v1/namespaces/team-a/things/a";
+
+    fn context() -> (Ctx, ApiServer) {
+        let (client, server) = mock::client();
+        let reporter = Reporter {
+            controller: "test".into(),
+            instance: Some("test-0".into()),
+        };
+        let ctx = Ctx {
+            recorder: Recorder::new(client.clone(), reporter),
+            client,
+            metrics: Metrics::default(),
+            states: States::default(),
+        };
+        (ctx, server)
+    }
+
+    /// A Thing as the cache hands over a new one: generation 1, no finalizer, no status.
+    fn thing() -> Thing {
+        let mut thing = Thing::new("a", ThingSpec {});
+        thing.metadata.namespace = Some("team-a".into());
+        thing.metadata.uid = Some("a-uid".into());
+        thing.metadata.generation = Some(1);
+        thing
+    }
+
+    fn finalized() -> Thing {
+        let mut thing = thing();
+        thing.metadata.finalizers = Some(vec![FINALIZER.into()]);
+        thing
+    }
+
+    async fn ready(_: &Thing) -> Result<Outcome, Failed> {
+        Ok(Outcome::Ready)
+    }
+
+    async fn released(_: &Thing) -> Result<(), Failed> {
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn a_new_object_gets_the_finalizer_before_anything_else() {
+        let (ctx, mut server) = context();
+        let server = tokio::spawn(async move {
+            let patch = server.expect(Method::PATCH, PATH).await;
+            assert_eq!(patch.content_type, mock::JSON_PATCH);
+            assert_eq!(
+                patch.body,
+                json!([
+                    { "op": "test", "path": "/metadata/finalizers", "value": null },
+                    { "op": "add", "path": "/metadata/finalizers", "value": [FINALIZER] },
+                ])
+            );
+            patch.respond(StatusCode::OK, json!(finalized()));
+            server.expect_no_more().await;
+        });
+        let result = RECONCILER
+            .reconcile_with_finalizer(Arc::new(thing()), &ctx, ready, released)
+            .await;
+        drop(ctx);
+        finish(server).await;
+        assert_eq!(result.expect("a reconciliation"), Action::await_change());
+    }
+
+    /// Server-side apply of the status subresource, by the controller's field manager;
+    /// an object whose status says so already needs no request.
+    #[tokio::test]
+    async fn conditions_are_applied_to_the_status_once() {
+        let (ctx, mut server) = context();
+        let object = finalized();
+        let answer = object.clone();
+        let server = tokio::spawn(async move {
+            let status = format!("{PATH}/status");
+            let patch = server.expect(Method::PATCH, &status).await;
+            assert_eq!(patch.content_type, mock::APPLY_PATCH);
+            assert_eq!(patch.param("fieldManager"), Some("thing-controller"));
+            assert_eq!(patch.param("force"), Some("true"));
+            assert_eq!(patch.body["kind"], "Thing");
+            assert_eq!(patch.body["status"]["observedGeneration"], 1);
+            let written = patch.body["status"].clone();
+            let mut answer = json!(answer);
+            answer["status"] = written.clone();
+            patch.respond(StatusCode::OK, answer);
+            let event = server
+                .expect(Method::POST, &events_path(Some("team-a")))
+                .await;
+            assert_eq!(event.body["reason"], "Reconciled");
+            event.echo();
+            (server, written)
+        });
+        let action = RECONCILER
+            .reconcile_with_finalizer(Arc::new(object.clone()), &ctx, ready, released)
+            .await
+            .expect("a reconciliation");
+        assert_eq!(action, Action::requeue(Duration::from_secs(5 * 60)));
+        let (server, written) = finish(server).await;
+
+        let mut object = object;
+        object.status = Some(serde_json::from_value(written).expect("a status"));
+        let server = tokio::spawn(server.expect_no_more());
+        let again = RECONCILER
+            .reconcile_with_finalizer(Arc::new(object), &ctx, ready, released)
+            .await;
+        drop(ctx);
+        finish(server).await;
+        again.expect("a reconciliation without requests");
+    }
+
+    /// The namespace is being deleted: NamespaceLifecycle refuses every create there,
+    /// events included. The finalizer must still go, or the namespace never does.
+    #[tokio::test]
+    async fn refused_events_and_status_do_not_keep_the_finalizer() {
+        let (ctx, mut server) = context();
+        let mut object = finalized();
+        object.metadata.deletion_timestamp = Some(Time(Timestamp::now()));
+        let answer = thing();
+        let server = tokio::spawn(async move {
+            let status = format!("{PATH}/status");
+            let patch = server.expect(Method::PATCH, &status).await;
+            let code = StatusCode::INTERNAL_SERVER_ERROR;
+            patch.respond(code, mock::failure(code, "InternalError", "etcd timed out"));
+            let event = server
+                .expect(Method::POST, &events_path(Some("team-a")))
+                .await;
+            assert_eq!(event.body["reason"], "CleanedUp");
+            let refusal = mock::namespace_terminating("events.events.k8s.io", "team-a");
+            event.respond(StatusCode::FORBIDDEN, refusal);
+            let patch = server.expect(Method::PATCH, PATH).await;
+            assert_eq!(patch.body[1]["op"], "remove");
+            patch.respond(StatusCode::OK, json!(answer));
+            server.expect_no_more().await;
+        });
+        let result = RECONCILER
+            .reconcile_with_finalizer(Arc::new(object), &ctx, ready, released)
+            .await;
+        drop(ctx);
+        finish(server).await;
+        assert_eq!(result.expect("a reconciliation"), Action::await_change());
+    }
+
+    #[tokio::test]
+    async fn without_a_finalizer_a_deleted_object_needs_no_request() {
+        let (ctx, server) = context();
+        let mut object = thing();
+        object.metadata.deletion_timestamp = Some(Time(Timestamp::now()));
+        let server = tokio::spawn(server.expect_no_more());
+        let result = PLAIN.reconcile(Arc::new(object), &ctx, ready).await;
+        drop(ctx);
+        finish(server).await;
+        assert_eq!(result.expect("a reconciliation"), Action::await_change());
+    }
+
+    #[tokio::test]
+    async fn failures_are_counted_and_retried_later_each_time_until_a_success() {
+        let (ctx, _server) = context();
+        let object = thing();
+        let error = Failed(Error::Kube(kube::Error::LinesCodecMaxLineLengthExceeded));
+        let delays: Vec<Action> = (0..3).map(|_| PLAIN.retry(&ctx, &object, &error)).collect();
+        let secs = |s| Action::requeue(Duration::from_secs(s));
+        assert_eq!(delays, [secs(5), secs(10), secs(20)]);
+        let metrics = ctx.metrics.encode().expect("the metrics encode");
+        let failures = "controller_reconcile_errors_total{controller=\"thing\"} 3";
+        assert!(metrics.contains(failures), "{metrics}");
+        PLAIN
+            .track(&ctx, &object, async {
+                Ok::<_, Failed>(Action::await_change())
+            })
+            .await
+            .expect("a success");
+        assert_eq!(PLAIN.retry(&ctx, &object, &error), secs(5));
+    }
+}
