@@ -269,6 +269,8 @@ impl Reconciler {
                     source,
                 }
                 .into(),
+                // `InvalidFinalizer` is kube failing to parse its own fixed JSON pointers
+                // (`/metadata/finalizers/<index>`), which cannot happen.
                 finalizer::Error::UnnamedObject | finalizer::Error::InvalidFinalizer => {
                     Error::Incomplete {
                         kind: K::kind(&()).into_owned(),
