@@ -51,10 +51,6 @@ fn a_new_kind_gets_types_controller_tests_and_manifests() {
         "src/api/batch/v1alpha1/mod.rs",
         "src/api/batch/v1alpha1/cron_job.rs",
         "src/controllers/cron_job.rs",
-        "src/controllers/backoff.rs",
-        "src/controllers/children.rs",
-        "tests/support/mod.rs",
-        "tests/children.rs",
         "tests/cron_job_controller.rs",
         "config/crd/bases/batch.example.com_cronjobs.yaml",
         "config/crd/kustomization.yaml",
@@ -102,11 +98,13 @@ fn a_new_kind_gets_types_controller_tests_and_manifests() {
     assert!(api.contains("batch::cron_job_crd()?,"), "{api}");
     let group = read(dir.path(), "src/api/batch/mod.rs");
     assert!(group.contains("pub use v1alpha1::cron_job;"), "{group}");
+    // The helpers every controller shares are the runtime's: no module of the project.
+    assert!(!out.contains("create src/controllers/backoff.rs"), "{out}");
+    assert!(!out.contains("create tests/support/mod.rs"), "{out}");
     let controllers = read(dir.path(), "src/controllers/mod.rs");
     assert!(
-        controllers.contains(
-            "pub mod backoff;\npub mod children;\npub mod per_object;\npub mod cron_job;\n"
-        ),
+        controllers.contains("// +rsbuilder:scaffold:controller-modules")
+            && controllers.contains("\npub mod cron_job;\n"),
         "{controllers}"
     );
     assert!(
@@ -172,7 +170,8 @@ fn a_finalizer_only_with_the_flag() {
     let finalized = read(dir.path(), "src/controllers/tenant.rs");
     for code in [
         "pub const FINALIZER: &str = \"tenants.infra.example.com/finalizer\";",
-        "finalizer(&api, FINALIZER, object.clone(),",
+        ".finalizer(FINALIZER)",
+        ".reconcile_with_finalizer(",
         "async fn cleanup(",
     ] {
         assert!(finalized.contains(code), "{code} in:\n{finalized}");
@@ -421,9 +420,11 @@ fn a_controller_for_a_built_in_kind_has_no_types() {
         role.contains("- ''\n  resources:\n  - namespaces\n"),
         "{role}"
     );
+    // The runtime's `controller::api` watches a cluster-scoped kind in every namespace.
     let controller = read(dir.path(), "src/controllers/namespace.rs");
     assert!(
-        controller.contains("Api::all(ctx.client.clone())"),
+        controller.contains("use k8s_openapi::api::core::v1::Namespace;")
+            && controller.contains("let api: Api<Watched> = controller::api("),
         "{controller}"
     );
 }

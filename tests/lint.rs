@@ -238,13 +238,13 @@ fn cases() -> Vec<(&'static str, Vec<Edit>, Vec<Edit>)> {
             "rbac-missing",
             vec![Edit::Replace(
                 CONTROLLER,
-                "use super::backoff::Backoff;",
-                "use super::backoff::Backoff;\n\npub fn pods(client: kube::Client) -> kube::Api<k8s_openapi::api::core::v1::Pod> {\n    kube::Api::all(client)\n}",
+                "use super::{Context, Run};",
+                "use super::{Context, Run};\n\npub fn pods(client: kube::Client) -> kube::Api<k8s_openapi::api::core::v1::Pod> {\n    kube::Api::all(client)\n}",
             )],
             vec![Edit::Replace(
                 CONTROLLER,
-                "use super::backoff::Backoff;",
-                "use super::backoff::Backoff;\n\n// +rsbuilder:rbac:groups=\"\",resources=pods,verbs=get;list\npub fn pods(client: kube::Client) -> kube::Api<k8s_openapi::api::core::v1::Pod> {\n    kube::Api::all(client)\n}",
+                "use super::{Context, Run};",
+                "use super::{Context, Run};\n\n// +rsbuilder:rbac:groups=\"\",resources=pods,verbs=get;list\npub fn pods(client: kube::Client) -> kube::Api<k8s_openapi::api::core::v1::Pod> {\n    kube::Api::all(client)\n}",
             )],
         ),
         (

@@ -96,8 +96,8 @@ const EDITS: &[Edit] = &[
     // rbac-missing: Secrets read without a marker.
     Edit::Replace(
         "src/controllers/config_map.rs",
-        "use super::backoff::Backoff;",
-        "use super::backoff::Backoff;\n\n/// The Secrets of the cluster (no RBAC marker: seeded for `rsbuilder lint`).\npub fn secrets(client: kube::Client) -> kube::Api<k8s_openapi::api::core::v1::Secret> {\n    kube::Api::all(client)\n}",
+        "use super::{Context, Run};",
+        "use super::{Context, Run};\n\n/// The Secrets of the cluster (no RBAC marker: seeded for `rsbuilder lint`).\npub fn secrets(client: kube::Client) -> kube::Api<k8s_openapi::api::core::v1::Secret> {\n    kube::Api::all(client)\n}",
     ),
 ];
 

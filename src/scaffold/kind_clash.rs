@@ -163,6 +163,8 @@ fn type_name(item: &Item) -> Option<&syn::Ident> {
 
 /// The modules beside the kinds' own in `src/controllers` and `src/webhooks`: a kind whose
 /// module would take one of these names would overwrite a helper every controller needs.
+/// `backoff`, `children` and `per_object` live in the runtime now, but projects scaffolded
+/// before it still hold them.
 pub const HELPER_MODULES: &[&str] = &[
     "backoff",
     "children",

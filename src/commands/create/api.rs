@@ -179,11 +179,6 @@ impl EnumField {
 
 pub(super) const API_MOD: &str = "src/api/mod.rs";
 const CONTROLLERS_MOD: &str = "src/controllers/mod.rs";
-const BACKOFF: &str = "src/controllers/backoff.rs";
-const PER_OBJECT: &str = "src/controllers/per_object.rs";
-const CHILDREN: &str = "src/controllers/children.rs";
-const TEST_SUPPORT: &str = "tests/support/mod.rs";
-const CHILDREN_TEST: &str = "tests/children.rs";
 /// The envtest test binary (a real API server) that `init` scaffolds, and its CRD checks.
 pub(super) const ENVTEST_MAIN: &str = "tests/envtest/main.rs";
 const ENVTEST_CRDS: &str = "tests/envtest/crds.rs";
@@ -733,37 +728,6 @@ pub(super) fn plan_controller(
             "api/tests/kind_controller.rs.hbs",
         )
     };
-    // Shared by every controller, scaffolded with the first one.
-    for (path, template, module) in [
-        (
-            BACKOFF,
-            "api/src/controllers/backoff.rs.hbs",
-            Some("backoff"),
-        ),
-        (
-            CHILDREN,
-            "api/src/controllers/children.rs.hbs",
-            Some("children"),
-        ),
-        (
-            PER_OBJECT,
-            "api/src/controllers/per_object.rs.hbs",
-            Some("per_object"),
-        ),
-        (TEST_SUPPORT, "api/tests/support/mod.rs.hbs", None),
-        (CHILDREN_TEST, "api/tests/children.rs.hbs", None),
-    ] {
-        if tree.read(Path::new(path))?.is_none() {
-            plan.scaffold(path, renderer.render(template, ctx)?);
-        }
-        if let Some(module) = module {
-            plan.insert(
-                CONTROLLERS_MOD,
-                "controller-modules",
-                format!("pub mod {module};"),
-            );
-        }
-    }
     plan.scaffold(
         format!("src/controllers/{}.rs", ctx.kind_snake),
         renderer.render(controller, ctx)?,

@@ -1,10 +1,8 @@
 // Copyright Example Inc.
 // SPDX-License-Identifier: Apache-2.0
 
-//! The Certificate reconciler against a mocked API server (see `support`) that fails the
+//! The Certificate reconciler against a mocked API server (`rsbuilder_runtime::testing::mock`) that fails the
 //! test on any request it does not expect.
-
-mod support;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,13 +12,14 @@ use kube::Resource;
 use kube::core::{ObjectMeta, PartialObjectMetaExt, Status};
 use kube::runtime::controller::Action;
 
+use rsbuilder_runtime::metrics::Metrics;
 use rsbuilder_runtime::server::Readiness;
 use rsbuilder_runtime::shutdown::Shutdown;
+use rsbuilder_runtime::testing::mock::{self, ApiServer, finish};
 
 use project_external::api::external::cert_manager_io::v1::certificate::Certificate;
+use project_external::controllers::Context;
 use project_external::controllers::certificate::{self as controller, Error};
-
-use support::{context, finish};
 
 #[tokio::test]
 async fn an_object_from_the_cache_needs_no_request() {
@@ -77,4 +76,11 @@ fn certificate(name: &str) -> controller::Watched {
         ..ObjectMeta::default()
     };
     metadata.into_request_partial::<Certificate>()
+}
+
+/// A context whose client talks to the returned mocked API server.
+fn context() -> (Arc<Context>, ApiServer) {
+    let (client, server) = mock::client();
+    let ctx = Context::new(client, Arc::new(Metrics::default()), None);
+    (Arc::new(ctx), server)
 }

@@ -1,10 +1,8 @@
 // Copyright Example Org
 // SPDX-License-Identifier: MIT
 
-//! The Frigate reconciler against a mocked API server (see `support`): each test lists
+//! The Frigate reconciler against a mocked API server (`rsbuilder_runtime::testing::mock`): each test lists
 //! the requests one reconciliation must make, in order, and what Kubernetes answers.
-
-mod support;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,11 +14,15 @@ use kube::runtime::controller::Action;
 use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
 
-use project_multigroup::api::ship::frigate::Frigate;
-use project_multigroup::controllers::children;
-use project_multigroup::controllers::frigate::{self as controller, Error};
+use rsbuilder_runtime::controller::children;
+use rsbuilder_runtime::metrics::Metrics;
+use rsbuilder_runtime::testing::mock::{
+    self, APPLY_PATCH, ApiServer, events_path, failure, finish,
+};
 
-use support::{APPLY_PATCH, context, events_path, failure, finish};
+use project_multigroup::api::ship::frigate::Frigate;
+use project_multigroup::controllers::Context;
+use project_multigroup::controllers::frigate::{self as controller, Error};
 
 /// The namespace of the test objects: not `default`, which can never be deleted.
 const NAMESPACE: &str = "team-a";
@@ -242,7 +244,9 @@ async fn a_reconcile_error_sets_ready_false_and_sends_a_warning_event() {
         kind: "ConfigMap".into(),
         name: "blocked".into(),
     });
-    let result = controller::report(&object, &ctx, &Err(error)).await;
+    let result = controller::RECONCILER
+        .report(&object, ctx.as_ref(), &Err(error))
+        .await;
     drop(ctx);
     finish(server).await;
     result.expect("the failure is reported");
@@ -267,7 +271,9 @@ async fn a_long_error_fits_in_its_event() {
     });
     let status = kube::core::Status::failure(&"denied by policy. ".repeat(100), "Forbidden");
     let error = Error::Kube(kube::Error::Api(Box::new(status.with_code(403))));
-    let result = controller::report(&object, &ctx, &Err(error)).await;
+    let result = controller::RECONCILER
+        .report(&object, ctx.as_ref(), &Err(error))
+        .await;
     drop(ctx);
     finish(server).await;
     result.expect("the failure is reported");
@@ -288,7 +294,7 @@ async fn a_refused_event_does_not_fail_the_reconciliation() {
             .await
             .respond(StatusCode::OK, json!(answer));
         let event = server.expect(Method::POST, &events).await;
-        event.respond(StatusCode::FORBIDDEN, support::events_forbidden());
+        event.respond(StatusCode::FORBIDDEN, mock::events_forbidden());
         server.expect_no_more().await;
     });
     let result = controller::reconcile(Arc::new(object), ctx).await;
@@ -415,4 +421,11 @@ fn conditions(patch: &Value) -> &[Value] {
     patch["status"]["conditions"]
         .as_array()
         .map_or(&[], Vec::as_slice)
+}
+
+/// A context whose client talks to the returned mocked API server.
+fn context() -> (Arc<Context>, ApiServer) {
+    let (client, server) = mock::client();
+    let ctx = Context::new(client, Arc::new(Metrics::default()), None);
+    (Arc::new(ctx), server)
 }

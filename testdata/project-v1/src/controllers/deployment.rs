@@ -11,19 +11,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::apps::v1::Deployment;
+use kube::Api;
 use kube::core::PartialObjectMeta;
-use kube::runtime::controller::{self, Action, Controller};
-use kube::runtime::{WatchStreamExt, predicates, reflector, watcher};
-use kube::{Api, ResourceExt};
-use tracing::{debug, warn};
+use kube::runtime::controller::Action;
 
-use rsbuilder_runtime::controller::log_outcome;
+use rsbuilder_runtime::controller::{self, Reconciler};
 use rsbuilder_runtime::server::Readiness;
 use rsbuilder_runtime::shutdown::Shutdown;
 
-use super::backoff::Backoff;
 use super::{Context, Run};
 
 /// This controller's name in logs and metrics.
@@ -39,18 +35,16 @@ pub const CONCURRENCY: u16 = 1;
 /// This controller, as `controllers::all()` lists it.
 pub const CONTROLLER: (&str, Run) = (NAME, run);
 
+/// This controller as the runtime drives it: woken by spec changes only, retried with
+/// backoff.
+pub static RECONCILER: Reconciler = Reconciler::new(NAME).concurrency(CONCURRENCY);
+
 /// What the watch and the cache hold of each Deployment: its metadata, which is all the
 /// scaffolded `reconcile` reads, as controller-runtime's `OnlyMetadata` watches. The
 /// deployments of a busy cluster take little memory so.
 /// (`Api<PartialObjectMeta<_>>` asks the API server for metadata only.)
 /// TODO(user): when `reconcile` needs the spec or the status, make this `Deployment`.
 pub type Watched = PartialObjectMeta<Deployment>;
-
-/// This controller's retry counts (after 5 seconds, doubling up to 5 minutes), kept in
-/// the manager's context.
-fn retries(ctx: &Context) -> Arc<Backoff> {
-    ctx.state(NAME)
-}
 
 // What this controller may do. `make manifests` (`rsbuilder generate rbac`) collects these
 // lines into config/rbac/role.yaml; add verbs (and lines) as the controller does more.
@@ -68,39 +62,9 @@ pub enum Error {
 /// Runs the controller until `shutdown` resolves, letting running reconciliations finish.
 /// `synced` is set once its watch has listed every object (its cache is in sync).
 pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'static, ()> {
-    Box::pin(async move {
-        let api: Api<Watched> = match &ctx.namespace {
-            Some(namespace) => Api::namespaced(ctx.client.clone(), namespace),
-            None => Api::all(ctx.client.clone()),
-        };
-        // The controller's cache: `reconcile` receives each Deployment ([`Watched`]) from it.
-        let (store, writer) = reflector::store();
-        // A reconciliation follows each change of spec (a new generation).
-        let trigger = predicates::generation;
-        let retries = retries(&ctx);
-        let triggers = watcher(api, watcher::Config::default())
-            .default_backoff()
-            // The cache keeps what `reconcile` reads: not `managedFields`, often the largest
-            // part of an object. TODO(user): once whole objects are watched, drop more here
-            // (`status`, say) if `reconcile` never reads it.
-            .modify(|object| object.managed_fields_mut().clear())
-            .reflect(writer)
-            .inspect_ok(move |event| {
-                retries.follow(event);
-                if matches!(event, watcher::Event::InitDone) {
-                    synced.set(true);
-                }
-            })
-            .applied_objects()
-            .predicate_filter(trigger, Default::default());
-        let config = controller::Config::default().concurrency(CONCURRENCY);
-        Controller::for_stream(triggers, store)
-            .with_config(config)
-            .graceful_shutdown_on(shutdown.wait())
-            .run(reconcile, error_policy, Arc::new(ctx))
-            .for_each(|result| async move { log_outcome("Deployment", result) })
-            .await;
-    })
+    let api: Api<Watched> = controller::api(ctx.client.clone(), ctx.namespace.as_deref());
+    let watch = RECONCILER.controller(api, &ctx, synced);
+    Box::pin(RECONCILER.run(watch, reconcile, error_policy, ctx, shutdown))
 }
 
 /// Reconciles one Deployment.
@@ -110,28 +74,19 @@ pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'st
 /// conditional patches rather than from the cached copy.
 ///
 /// TODO(user): act on the Deployment. Objects this controller creates for it get
-/// `object.controller_owner_ref(&())` as owner reference, are created only after a read
-/// from the API server shows they are missing, and are changed with server-side apply.
+/// `object.controller_owner_ref(&())` as owner reference, and are created or changed with
+/// `rsbuilder_runtime::controller::children::apply`.
 /// Deployment belongs to Kubernetes: leave its status to Kubernetes' own controllers.
-pub async fn reconcile(
-    object: Arc<Watched>, // from the controller's cache, see above
-    ctx: Arc<Context>,
-) -> Result<Action, Error> {
-    let _timer = ctx.metrics.reconcile_started(NAME);
-    debug!(name = %object.name_any(), namespace = ?object.namespace(), "reconciling Deployment");
-    retries(&ctx).succeeded(object.as_ref());
-    Ok(Action::requeue(RESYNC))
+pub async fn reconcile(object: Arc<Watched>, ctx: Arc<Context>) -> Result<Action, Error> {
+    RECONCILER
+        .track(ctx.as_ref(), object.as_ref(), async {
+            Ok(Action::requeue(RESYNC))
+        })
+        .await
 }
 
-/// Decides when a failed reconciliation of `object` is retried: 5 seconds after its first
-/// failure, twice as long after each further failure in a row, at most 5 minutes.
-pub fn error_policy(
-    object: Arc<Watched>,
-    error: &Error, // what `reconcile` returned
-    ctx: Arc<Context>,
-) -> Action {
-    ctx.metrics.reconcile_failed(NAME);
-    let delay = retries(&ctx).failed(object.as_ref());
-    warn!(name = %object.name_any(), %error, retry_in = ?delay, "reconcile failed");
-    Action::requeue(delay)
+/// Retries a failed reconciliation of `object`: 5 seconds after its first failure, twice
+/// as long after each further failure in a row, at most 5 minutes.
+pub fn error_policy(object: Arc<Watched>, error: &Error, ctx: Arc<Context>) -> Action {
+    RECONCILER.retry(ctx.as_ref(), object.as_ref(), error)
 }

@@ -3,21 +3,17 @@
 
 //! Reconcilers, one module per kind, and the context they share.
 
-use std::any::{Any, TypeId};
-use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use kube::Client;
 use kube::runtime::events::{Recorder, Reporter};
 
+use rsbuilder_runtime::controller::{Shared, States};
 use rsbuilder_runtime::metrics::Metrics;
 use rsbuilder_runtime::server::Readiness;
 use rsbuilder_runtime::shutdown::Shutdown;
 
-pub mod backoff;
-pub mod children;
-pub mod per_object;
 pub mod cron_job;
 pub mod tenant;
 pub mod deployment;
@@ -39,6 +35,7 @@ pub fn all() -> Vec<(&'static str, Run)> {
 
 /// What every reconciler shares. It holds handles, and what a controller may forget
 /// without harm (its retry counts): any replica can pick up where another left off.
+/// TODO(user): add what your reconcilers need besides (clients of other systems, settings).
 #[derive(Clone)]
 pub struct Context {
     pub client: Client,
@@ -47,12 +44,10 @@ pub struct Context {
     pub recorder: Recorder,
     /// The namespace to watch, or every namespace when `None`.
     pub namespace: Option<String>,
-    /// Each controller's state, by name and type ([`Context::state`]): it lives as long as
-    /// this context, so two managers in one process (as in the tests) share none of it.
-    states: Arc<Mutex<States>>,
+    /// Each controller's memory, by name and type: it lives as long as this context, so
+    /// two managers in one process (as in the tests) share none of it.
+    pub states: States,
 }
-
-type States = BTreeMap<(&'static str, TypeId), Arc<dyn Any + Send + Sync>>;
 
 impl Context {
     pub fn new(client: Client, metrics: Arc<Metrics>, namespace: Option<String>) -> Self {
@@ -65,20 +60,26 @@ impl Context {
             client,
             metrics,
             namespace,
-            states: Arc::default(),
+            states: States::default(),
         }
     }
+}
 
-    /// The state of type `T` of `controller`, created on first use.
-    pub fn state<T: Default + Send + Sync + 'static>(&self, controller: &'static str) -> Arc<T> {
-        let mut states = self.states.lock().unwrap_or_else(PoisonError::into_inner);
-        let entry = states
-            .entry((controller, TypeId::of::<T>()))
-            .or_insert_with(|| Arc::new(T::default()));
-        // The key holds `T`'s type id, so the entry is a `T`.
-        entry
-            .clone()
-            .downcast::<T>()
-            .unwrap_or_else(|_| unreachable!())
+/// What the runtime's `Reconciler` works with.
+impl Shared for Context {
+    fn client(&self) -> &Client {
+        &self.client
+    }
+
+    fn recorder(&self) -> &Recorder {
+        &self.recorder
+    }
+
+    fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    fn states(&self) -> &States {
+        &self.states
     }
 }

@@ -13,6 +13,7 @@ use kube::{Resource, ResourceExt};
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 
+use rsbuilder_runtime::controller::Outcome;
 use rsbuilder_runtime::metrics::Metrics;
 use rsbuilder_runtime::server::Readiness;
 use rsbuilder_runtime::shutdown::{Shutdown, Trigger};
@@ -209,26 +210,30 @@ async fn a_stale_cached_copy_does_not_keep_an_old_status() {
     let name = name(&namespace, "stale");
     create(&api, &name).await;
     // No controller runs: the test hands `report` its copies.
+    type Reported = Result<Outcome, controller::Error>;
     let client = control_plane().admin().await;
     let metrics = Arc::new(Metrics::default());
     let ctx = Context::new(client, metrics, Some(namespace.clone()));
     let fresh = api.get(&name).await.expect("the object");
-    controller::report(&fresh, &ctx, &Ok(controller::Outcome::Ready))
+    controller::RECONCILER
+        .report(&fresh, &ctx, &Reported::Ok(Outcome::Ready))
         .await
         .expect("a status write");
     let ready_copy = api.get(&name).await.expect("the object");
     assert!(ready(&ready_copy));
-    let waiting = controller::Outcome::Progressing {
+    let waiting = Outcome::Progressing {
         reason: "Waiting",
         message: "for a child".into(),
     };
-    controller::report(&ready_copy, &ctx, &Ok(waiting))
+    controller::RECONCILER
+        .report(&ready_copy, &ctx, &Reported::Ok(waiting))
         .await
         .expect("a status write");
     assert!(!ready(&api.get(&name).await.expect("the object")));
 
     // `ready_copy` is now stale: Ready, while the API server holds Progressing.
-    controller::report(&ready_copy, &ctx, &Ok(controller::Outcome::Ready))
+    controller::RECONCILER
+        .report(&ready_copy, &ctx, &Reported::Ok(Outcome::Ready))
         .await
         .expect("a status write");
     let object = api.get(&name).await.expect("the object");

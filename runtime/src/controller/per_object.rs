@@ -1,7 +1,6 @@
-// SPDX-License-Identifier: Apache-2.0
-
 //! What a controller remembers about each object between reconciliations: its retry
-//! count ([`Backoff`](super::backoff::Backoff)), what it last wrote to its status.
+//! count ([`Backoff`](super::backoff::Backoff)), what it last wrote to its status
+//! ([`Reconciler::report`](super::Reconciler::report)).
 //!
 //! Memories are keyed by the object's uid, so an object deleted and created again under the
 //! same name starts afresh, and they are forgotten when the object goes (see
@@ -33,6 +32,7 @@ impl<V> Default for PerObject<V> {
 }
 
 impl<V> PerObject<V> {
+    /// An empty memory.
     pub const fn new() -> Self {
         Self {
             state: Mutex::new(State {

@@ -1,5 +1,3 @@
-// SPDX-License-Identifier: Apache-2.0
-
 //! When to retry a failed reconciliation: soon after the first failure of an object, then
 //! twice as long after each further failure in a row, up to a limit.
 //!

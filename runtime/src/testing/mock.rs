@@ -1,14 +1,20 @@
-// Copyright Example Org
-// SPDX-License-Identifier: MIT
-
-//! A mocked Kubernetes API server for the reconciler tests, in the spirit of
+//! A mocked Kubernetes API server for reconciler tests, in the spirit of
 //! kube-rs/controller-rs' fixtures: a test states the requests a reconciliation must make,
 //! in order, checks each one and answers as Kubernetes would. A request the test does not
 //! expect fails it, and so does a request the real API server would refuse whatever the
 //! object (see [`check_request`]), so that a mock never accepts what a cluster rejects.
-#![allow(dead_code)] // each test file uses a different part
+//!
+//! ```ignore
+//! let (client, mut server) = mock::client();
+//! let server = tokio::spawn(async move {
+//!     let patch = server.expect(Method::PATCH, "/api/v1/namespaces/default/configmaps/a").await;
+//!     patch.echo();
+//!     server.expect_no_more().await;
+//! });
+//! // ... the code under test, with `client` ...
+//! mock::finish(server).await;
+//! ```
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use http::header::{ACCEPT, CONTENT_TYPE};
@@ -19,10 +25,6 @@ use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 use tower_test::mock::{self, Handle, SendResponse};
 
-use rsbuilder_runtime::metrics::Metrics;
-
-use project_multigroup::controllers::Context;
-
 /// Where the events about an object in `namespace` go: its namespace, `default` for a
 /// cluster-scoped object.
 pub fn events_path(namespace: Option<&str>) -> String {
@@ -30,18 +32,20 @@ pub fn events_path(namespace: Option<&str>) -> String {
     format!("/apis/events.k8s.io/v1/namespaces/{namespace}/events")
 }
 
-/// The content types of the four kinds of PATCH.
+/// The content type of a server-side apply PATCH.
 pub const APPLY_PATCH: &str = "application/apply-patch+yaml";
+/// The content type of a JSON patch (RFC 6902).
 pub const JSON_PATCH: &str = "application/json-patch+json";
+/// The content type of a JSON merge patch (RFC 7386).
 pub const MERGE_PATCH: &str = "application/merge-patch+json";
+/// The content type of a strategic merge patch.
 pub const STRATEGIC_MERGE_PATCH: &str = "application/strategic-merge-patch+json";
 
-/// A context whose client talks to the returned mocked API server.
-pub fn context() -> (Arc<Context>, ApiServer) {
+/// A client that talks to the returned mocked API server; its default namespace is
+/// `default`.
+pub fn client() -> (Client, ApiServer) {
     let (service, handle) = mock::pair::<Request<Body>, Response<Body>>();
-    let client = Client::new(service, "default");
-    let ctx = Context::new(client, Arc::new(Metrics::default()), None);
-    (Arc::new(ctx), ApiServer(handle))
+    (Client::new(service, "default"), ApiServer(handle))
 }
 
 /// Waits until the mocked API server has seen every request it expects, and passes on
@@ -99,11 +103,14 @@ pub struct ApiServer(Handle<Request<Body>, Response<Body>>);
 
 /// A request the reconciler made.
 pub struct Received {
+    /// The query string, without `?`.
     pub query: String,
     /// The representation asked for: a metadata-only watch asks for
     /// `PartialObjectMetadataList`.
     pub accept: String,
+    /// The `Content-Type` header.
     pub content_type: String,
+    /// The body as JSON; `Null` when it is none.
     pub body: Value,
     reply: SendResponse<Response<Body>>,
 }

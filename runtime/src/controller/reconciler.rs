@@ -1,0 +1,653 @@
+//! [`Reconciler`]: one controller as the runtime drives it.
+
+use std::fmt::{Debug, Display};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::{StreamExt, TryStreamExt};
+use kube::api::{Api, Patch, PatchParams};
+use kube::runtime::controller::{self, Action, Controller};
+use kube::runtime::events::EventType;
+use kube::runtime::finalizer::{self, Event as Finalizer, finalizer};
+use kube::runtime::{Predicate, WatchStreamExt, predicates, reflector, watcher};
+use kube::{Resource, ResourceExt};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::json;
+use tracing::{debug, warn};
+
+use super::backoff::Backoff;
+use super::conditions::{self, Observed};
+use super::per_object::PerObject;
+use super::{Error, Outcome, Scope, Shared, api_of, events, log_outcome};
+use crate::server::Readiness;
+use crate::shutdown::Shutdown;
+
+/// One controller: its name (in logs and metrics), the field manager of its status writes,
+/// its finalizer if it keeps one, how often it looks again at its objects. A project's
+/// controller declares it once, as a `static`, and calls it from its `run`, `reconcile` and
+/// `error_policy`.
+///
+/// What it does for every controller, so that the controller holds only its own logic:
+/// - the watch ([`Reconciler::controller`]): a cache without `managedFields`, triggered
+///   only by spec changes (a new `metadata.generation`) and, for a controller with a
+///   finalizer, finalizer changes, never by status writes, its own included;
+/// - the finalizer flow ([`Reconciler::reconcile_with_finalizer`]): the finalizer is added
+///   before the first `converge` and removed only after `cleanup` succeeded;
+/// - the status ([`Reconciler::report`]): `Ready`, `Progressing` and `Degraded` conditions
+///   for the generation it acted on, by server-side apply of the status subresource,
+///   written only when they change, an event at each change of `Ready`;
+/// - retries ([`Reconciler::retry`]): 5 seconds after an object's first failure, twice as
+///   long after each further failure in a row, at most 5 minutes.
+pub struct Reconciler {
+    name: &'static str,
+    field_manager: &'static str,
+    finalizer: Option<&'static str>,
+    resync: Duration,
+    poll: Duration,
+    concurrency: u16,
+}
+
+/// What a controller remembers of each object's status after its last write of it.
+type Written = PerObject<Observed>;
+
+impl Reconciler {
+    /// The controller `name`, which writes the status as the field manager `name`; looks
+    /// again at a healthy object every 5 minutes, at one on its way every 15 seconds, and
+    /// reconciles one object at a time.
+    pub const fn new(name: &'static str) -> Self {
+        Self {
+            name,
+            field_manager: name,
+            finalizer: None,
+            resync: Duration::from_secs(5 * 60),
+            poll: Duration::from_secs(15),
+            concurrency: 1,
+        }
+    }
+
+    /// Writes the status as the field manager `field_manager`.
+    pub const fn field_manager(mut self, field_manager: &'static str) -> Self {
+        self.field_manager = field_manager;
+        self
+    }
+
+    /// Keeps `finalizer` on every object, so that Kubernetes deletes one only after its
+    /// cleanup ([`Reconciler::reconcile_with_finalizer`]).
+    pub const fn finalizer(mut self, finalizer: &'static str) -> Self {
+        self.finalizer = Some(finalizer);
+        self
+    }
+
+    /// Looks again at a `Ready` object after `resync`, to repair drift that no event
+    /// reported, and at a `Progressing` one after `poll`.
+    pub const fn requeue(mut self, resync: Duration, poll: Duration) -> Self {
+        self.resync = resync;
+        self.poll = poll;
+        self
+    }
+
+    /// Reconciles up to `concurrency` objects at once; one object is never reconciled twice
+    /// at once.
+    pub const fn concurrency(mut self, concurrency: u16) -> Self {
+        self.concurrency = concurrency;
+        self
+    }
+
+    /// This controller's name.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The watch of `api` and its cache, as a kube [`Controller`] to which the project adds
+    /// its own watches (`owns`, `watches`) before [`Reconciler::run`]. `synced` is set once
+    /// the watch has listed every object (the cache is in sync).
+    pub fn controller<K, C>(&self, api: Api<K>, ctx: &C, synced: Readiness) -> Controller<K>
+    where
+        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+        C: Shared,
+    {
+        let (store, writer) = reflector::store();
+        let finalizers = self.finalizer.is_some();
+        let trigger = move |object: &K| {
+            if finalizers {
+                predicates::generation
+                    .combine(predicates::finalizers)
+                    .hash_property(object)
+            } else {
+                predicates::generation(object)
+            }
+        };
+        let (retries, written) = (self.retries(ctx), self.written(ctx));
+        let triggers = watcher(api, watcher::Config::default())
+            .default_backoff()
+            // The cache keeps what a reconciliation reads: not `managedFields`, often the
+            // largest part of an object, which server-side apply keeps on the API server's side.
+            .modify(|object| object.managed_fields_mut().clear())
+            .reflect(writer)
+            .inspect_ok(move |event| {
+                retries.follow(event);
+                written.follow(event);
+                if matches!(event, watcher::Event::InitDone) {
+                    synced.set(true);
+                }
+            })
+            .applied_objects()
+            .predicate_filter(trigger, Default::default());
+        let config = controller::Config::default().concurrency(self.concurrency);
+        Controller::for_stream(triggers, store).with_config(config)
+    }
+
+    /// Runs `controller` until `shutdown` resolves, letting running reconciliations
+    /// finish, and logs each outcome.
+    pub async fn run<K, C, E, F>(
+        &self,
+        controller: Controller<K>,
+        reconcile: impl FnMut(Arc<K>, Arc<C>) -> F,
+        error_policy: impl Fn(Arc<K>, &E, Arc<C>) -> Action,
+        ctx: C,
+        shutdown: Shutdown,
+    ) where
+        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+        C: Shared,
+        F: Future<Output = Result<Action, E>> + Send + 'static,
+        E: std::error::Error + Send + 'static,
+    {
+        let kind = K::kind(&());
+        controller
+            .graceful_shutdown_on(shutdown.wait())
+            .run(reconcile, error_policy, Arc::new(ctx))
+            .for_each(|result| {
+                log_outcome(&kind, result);
+                std::future::ready(())
+            })
+            .await;
+    }
+
+    /// One reconciliation of `object` by `work`: counted and timed in the metrics, and a
+    /// success forgets the object's failures in a row ([`Reconciler::retry`]).
+    pub async fn track<K, C, E>(
+        &self,
+        ctx: &C,
+        object: &K,
+        work: impl Future<Output = Result<Action, E>>,
+    ) -> Result<Action, E>
+    where
+        K: Resource<DynamicType = ()>,
+        C: Shared,
+    {
+        let _timer = ctx.metrics().reconcile_started(self.name);
+        let kind = K::kind(&());
+        debug!(name = %object.name_any(), namespace = ?object.namespace(), "reconciling {kind}");
+        let result = work.await;
+        if result.is_ok() {
+            self.retries(ctx).succeeded(object);
+        }
+        result
+    }
+
+    /// Reconciles `object`, which carries no finalizer: `converge` makes the cluster match
+    /// its spec, and its outcome goes to the status ([`Reconciler::report`]). A deleted
+    /// object needs nothing: Kubernetes deletes its children through their owner references.
+    ///
+    /// `object` comes from the cache, which can trail the API server by a moment. That is
+    /// safe because no write trusts it blindly: the status is a server-side apply of the
+    /// fields this controller owns, and so are children ([`super::children::apply`]).
+    pub async fn reconcile<K, C, E>(
+        &self,
+        object: Arc<K>,
+        ctx: &C,
+        converge: impl AsyncFnOnce(&K) -> Result<Outcome, E>,
+    ) -> Result<Action, E>
+    where
+        K: Resource<DynamicType = ()> + Clone + Serialize + DeserializeOwned + Debug,
+        K::Scope: Scope,
+        C: Shared,
+        E: From<Error> + Display,
+    {
+        self.track(ctx, object.as_ref(), async {
+            if object.meta().deletion_timestamp.is_some() {
+                // Deleted, and held only by finalizers of others.
+                return Ok(Action::await_change());
+            }
+            self.apply(object.as_ref(), ctx, converge).await
+        })
+        .await
+    }
+
+    /// Reconciles `object` under this controller's finalizer: adds it to a new object (the
+    /// patch itself triggers the next reconciliation), runs `converge` while the object
+    /// lives, as [`Reconciler::reconcile`] does, and `cleanup` once it is being deleted,
+    /// then removes the finalizer. On an error of `cleanup` the finalizer stays and the
+    /// cleanup is retried. The finalizer patches carry JSON-patch tests, so a stale cached
+    /// copy never removes someone else's finalizer.
+    ///
+    /// While `cleanup` runs, the status says so (`Progressing`, reason `Finalizing`), best
+    /// effort: a status that cannot be written must not keep the finalizer forever. A
+    /// `CleanedUp` event follows its success.
+    pub async fn reconcile_with_finalizer<K, C, E>(
+        &self,
+        object: Arc<K>,
+        ctx: &C,
+        converge: impl AsyncFnOnce(&K) -> Result<Outcome, E>,
+        cleanup: impl AsyncFnOnce(&K) -> Result<(), E>,
+    ) -> Result<Action, E>
+    where
+        K: Resource<DynamicType = ()> + Clone + Serialize + DeserializeOwned + Debug,
+        K::Scope: Scope,
+        C: Shared,
+        E: From<Error> + std::error::Error + 'static,
+    {
+        let Some(name) = self.finalizer else {
+            // Without a finalizer nothing waits for a cleanup.
+            return self.reconcile(object, ctx, converge).await;
+        };
+        self.track(ctx, object.as_ref(), async {
+            let api = api_of(ctx.client().clone(), object.as_ref())?;
+            let flow = finalizer(&api, name, object.clone(), |event| async move {
+                match event {
+                    Finalizer::Apply(object) => self.apply(object.as_ref(), ctx, converge).await,
+                    Finalizer::Cleanup(object) => {
+                        self.clean_up(object.as_ref(), ctx, cleanup).await
+                    }
+                }
+            });
+            flow.await.map_err(|error| match error {
+                finalizer::Error::ApplyFailed(error) | finalizer::Error::CleanupFailed(error) => {
+                    error
+                }
+                finalizer::Error::AddFinalizer(source) => Error::Finalizer {
+                    action: "add",
+                    source,
+                }
+                .into(),
+                finalizer::Error::RemoveFinalizer(source) => Error::Finalizer {
+                    action: "remove",
+                    source,
+                }
+                .into(),
+                // `InvalidFinalizer` is kube failing to parse its own fixed JSON pointers
+                // (`/metadata/finalizers/<index>`), which cannot happen.
+                finalizer::Error::UnnamedObject | finalizer::Error::InvalidFinalizer => {
+                    Error::Incomplete {
+                        kind: K::kind(&()).into_owned(),
+                        name: object.name_any(),
+                        missing: "name",
+                    }
+                    .into()
+                }
+            })
+        })
+        .await
+    }
+
+    /// Makes the cluster match the spec of `object` (`converge`), then records the outcome
+    /// in its status. When both fail, the reason `converge` failed is the one returned.
+    async fn apply<K, C, E>(
+        &self,
+        object: &K,
+        ctx: &C,
+        converge: impl AsyncFnOnce(&K) -> Result<Outcome, E>,
+    ) -> Result<Action, E>
+    where
+        K: Resource<DynamicType = ()> + Clone + Serialize + DeserializeOwned + Debug,
+        K::Scope: Scope,
+        C: Shared,
+        E: From<Error> + Display,
+    {
+        let outcome = converge(object).await;
+        let reported = self.report(object, ctx, &outcome).await;
+        let action = match outcome? {
+            Outcome::Ready => Action::requeue(self.resync),
+            Outcome::Progressing { .. } => Action::requeue(self.poll),
+        };
+        reported?;
+        Ok(action)
+    }
+
+    async fn clean_up<K, C, E>(
+        &self,
+        object: &K,
+        ctx: &C,
+        cleanup: impl AsyncFnOnce(&K) -> Result<(), E>,
+    ) -> Result<Action, E>
+    where
+        K: Resource<DynamicType = ()> + Clone + Serialize + DeserializeOwned + Debug,
+        K::Scope: Scope,
+        C: Shared,
+    {
+        let finalizing = Outcome::Progressing {
+            reason: "Finalizing",
+            message: "releasing what it holds outside the cluster".into(),
+        };
+        if let Err(error) = self.report(object, ctx, &Ok::<_, Error>(finalizing)).await {
+            warn!(name = %object.name_any(), %error, "cannot record the cleanup in the status");
+        }
+        cleanup(object).await?;
+        let event = events::event(EventType::Normal, "CleanedUp", "ready for deletion");
+        events::publish(ctx.recorder(), object, &event).await;
+        Ok(Action::await_change())
+    }
+
+    /// Records `outcome` in the status of `object`: `Ready`, `Progressing` and `Degraded`
+    /// conditions for the generation it acted on ([`conditions::after`]), and
+    /// `observedGeneration`, by server-side apply of the status subresource as this
+    /// controller's field manager. `conditions` is a list-map keyed by `type` in the CRD, so
+    /// the API server merges each condition by its type and leaves those of other writers
+    /// alone. An event marks each change of `Ready`.
+    ///
+    /// Writes nothing when the status says so already: the cached status, and what this
+    /// controller's last write returned, for the cache can trail the API server (this
+    /// controller's own writes included), and a status decided from a stale copy must
+    /// still reach it.
+    pub async fn report<K, C>(
+        &self,
+        object: &K,
+        ctx: &C,
+        outcome: &Result<Outcome, impl Display>,
+    ) -> Result<(), Error>
+    where
+        K: Resource<DynamicType = ()> + Clone + Serialize + DeserializeOwned + Debug,
+        K::Scope: Scope,
+        C: Shared,
+    {
+        let generation = object.meta().generation;
+        let cached = Observed::of(object);
+        let new = conditions::after(outcome, generation, &cached.conditions);
+        let written = self.written(ctx);
+        let trusted = written
+            .get(object)
+            .is_none_or(|last| last.says(generation, &new));
+        if cached.says(generation, &new) && trusted {
+            return Ok(());
+        }
+        let patch = json!({
+            "apiVersion": K::api_version(&()),
+            "kind": K::kind(&()),
+            "status": { "conditions": new, "observedGeneration": generation },
+        });
+        let params = PatchParams::apply(self.field_manager).force();
+        let returned = api_of(ctx.client().clone(), object)?
+            .patch_status(&object.name_any(), &params, &Patch::Apply(&patch))
+            .await?;
+        written.set(object, Observed::of(&returned));
+        let ready = |conditions| conditions::ready(conditions).map(|c| (&c.status, &c.reason));
+        if ready(&cached.conditions) != ready(&new) {
+            let event = match outcome {
+                Ok(Outcome::Ready) => events::event(EventType::Normal, "Reconciled", "up to date"),
+                Ok(Outcome::Progressing { reason, message }) => {
+                    events::event(EventType::Normal, reason, message)
+                }
+                Err(error) => {
+                    events::event(EventType::Warning, "ReconcileFailed", &error.to_string())
+                }
+            };
+            events::publish(ctx.recorder(), object, &event).await;
+        }
+        Ok(())
+    }
+
+    /// The error policy: counts the failure, and retries `object` 5 seconds after its
+    /// first failure, twice as long after each further failure in a row, at most 5 minutes.
+    pub fn retry<K, C>(&self, ctx: &C, object: &K, error: &impl Display) -> Action
+    where
+        K: Resource,
+        C: Shared,
+    {
+        ctx.metrics().reconcile_failed(self.name);
+        let delay = self.retries(ctx).failed(object);
+        warn!(name = %object.name_any(), %error, retry_in = ?delay, "reconcile failed");
+        Action::requeue(delay)
+    }
+
+    fn retries<C: Shared>(&self, ctx: &C) -> Arc<Backoff> {
+        ctx.states().get(self.name)
+    }
+
+    fn written<C: Shared>(&self, ctx: &C) -> Arc<Written> {
+        ctx.states().get(self.name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The [`Reconciler`] against a mocked API server: each test lists the requests a
+    //! reconciliation makes, in order, and what Kubernetes answers. A project's own
+    //! controller tests run the same scenarios through its kinds.
+
+    use http::{Method, StatusCode};
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, Time};
+    use k8s_openapi::jiff::Timestamp;
+    use kube::runtime::events::{Recorder, Reporter};
+    use kube::{Client, CustomResource};
+    use serde::{Deserialize, Serialize};
+    use serde_json::json;
+
+    use super::*;
+    use crate::controller::States;
+    use crate::metrics::Metrics;
+    use crate::testing::mock::{self, ApiServer, events_path, finish};
+
+    /// A namespaced kind with conditions in its status, as `create api` scaffolds one.
+    #[derive(CustomResource, Clone, Debug, Default, Deserialize, Serialize)]
+    #[kube(
+        group = "example.com",
+        version = "v1",
+        kind = "Thing",
+        namespaced,
+        status = "ThingStatus",
+        schema = "disabled"
+    )]
+    struct ThingSpec {}
+
+    #[derive(Clone, Debug, Default, Deserialize, Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct ThingStatus {
+        #[serde(default)]
+        conditions: Vec<Condition>,
+        observed_generation: Option<i64>,
+    }
+
+    struct Ctx {
+        client: Client,
+        recorder: Recorder,
+        metrics: Metrics,
+        states: States,
+    }
+
+    impl Shared for Ctx {
+        fn client(&self) -> &Client {
+            &self.client
+        }
+        fn recorder(&self) -> &Recorder {
+            &self.recorder
+        }
+        fn metrics(&self) -> &Metrics {
+            &self.metrics
+        }
+        fn states(&self) -> &States {
+            &self.states
+        }
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error(transparent)]
+    struct Failed(#[from] Error);
+
+    const FINALIZER: &str = "things.example.com/finalizer";
+    static RECONCILER: Reconciler = Reconciler::new("thing")
+        .field_manager("thing-controller")
+        .finalizer(FINALIZER);
+    static PLAIN: Reconciler = Reconciler::new("thing").field_manager("thing-controller");
+    const PATH: &str = "/apis/example.com/v1/namespaces/team-a/things/a";
+
+    fn context() -> (Ctx, ApiServer) {
+        let (client, server) = mock::client();
+        let reporter = Reporter {
+            controller: "test".into(),
+            instance: Some("test-0".into()),
+        };
+        let ctx = Ctx {
+            recorder: Recorder::new(client.clone(), reporter),
+            client,
+            metrics: Metrics::default(),
+            states: States::default(),
+        };
+        (ctx, server)
+    }
+
+    /// A Thing as the cache hands over a new one: generation 1, no finalizer, no status.
+    fn thing() -> Thing {
+        let mut thing = Thing::new("a", ThingSpec {});
+        thing.metadata.namespace = Some("team-a".into());
+        thing.metadata.uid = Some("a-uid".into());
+        thing.metadata.generation = Some(1);
+        thing
+    }
+
+    fn finalized() -> Thing {
+        let mut thing = thing();
+        thing.metadata.finalizers = Some(vec![FINALIZER.into()]);
+        thing
+    }
+
+    async fn ready(_: &Thing) -> Result<Outcome, Failed> {
+        Ok(Outcome::Ready)
+    }
+
+    async fn released(_: &Thing) -> Result<(), Failed> {
+        Ok(())
+    }
+
+    #[tokio::test]
+    async fn a_new_object_gets_the_finalizer_before_anything_else() {
+        let (ctx, mut server) = context();
+        let server = tokio::spawn(async move {
+            let patch = server.expect(Method::PATCH, PATH).await;
+            assert_eq!(patch.content_type, mock::JSON_PATCH);
+            assert_eq!(
+                patch.body,
+                json!([
+                    { "op": "test", "path": "/metadata/finalizers", "value": null },
+                    { "op": "add", "path": "/metadata/finalizers", "value": [FINALIZER] },
+                ])
+            );
+            patch.respond(StatusCode::OK, json!(finalized()));
+            server.expect_no_more().await;
+        });
+        let result = RECONCILER
+            .reconcile_with_finalizer(Arc::new(thing()), &ctx, ready, released)
+            .await;
+        drop(ctx);
+        finish(server).await;
+        assert_eq!(result.expect("a reconciliation"), Action::await_change());
+    }
+
+    /// Server-side apply of the status subresource, by the controller's field manager;
+    /// an object whose status says so already needs no request.
+    #[tokio::test]
+    async fn conditions_are_applied_to_the_status_once() {
+        let (ctx, mut server) = context();
+        let object = finalized();
+        let answer = object.clone();
+        let server = tokio::spawn(async move {
+            let status = format!("{PATH}/status");
+            let patch = server.expect(Method::PATCH, &status).await;
+            assert_eq!(patch.content_type, mock::APPLY_PATCH);
+            assert_eq!(patch.param("fieldManager"), Some("thing-controller"));
+            assert_eq!(patch.param("force"), Some("true"));
+            assert_eq!(patch.body["kind"], "Thing");
+            assert_eq!(patch.body["status"]["observedGeneration"], 1);
+            let written = patch.body["status"].clone();
+            let mut answer = json!(answer);
+            answer["status"] = written.clone();
+            patch.respond(StatusCode::OK, answer);
+            let event = server
+                .expect(Method::POST, &events_path(Some("team-a")))
+                .await;
+            assert_eq!(event.body["reason"], "Reconciled");
+            event.echo();
+            (server, written)
+        });
+        let action = RECONCILER
+            .reconcile_with_finalizer(Arc::new(object.clone()), &ctx, ready, released)
+            .await
+            .expect("a reconciliation");
+        assert_eq!(action, Action::requeue(Duration::from_secs(5 * 60)));
+        let (server, written) = finish(server).await;
+
+        let mut object = object;
+        object.status = Some(serde_json::from_value(written).expect("a status"));
+        let server = tokio::spawn(server.expect_no_more());
+        let again = RECONCILER
+            .reconcile_with_finalizer(Arc::new(object), &ctx, ready, released)
+            .await;
+        drop(ctx);
+        finish(server).await;
+        again.expect("a reconciliation without requests");
+    }
+
+    /// The namespace is being deleted: NamespaceLifecycle refuses every create there,
+    /// events included. The finalizer must still go, or the namespace never does.
+    #[tokio::test]
+    async fn refused_events_and_status_do_not_keep_the_finalizer() {
+        let (ctx, mut server) = context();
+        let mut object = finalized();
+        object.metadata.deletion_timestamp = Some(Time(Timestamp::now()));
+        let answer = thing();
+        let server = tokio::spawn(async move {
+            let status = format!("{PATH}/status");
+            let patch = server.expect(Method::PATCH, &status).await;
+            let code = StatusCode::INTERNAL_SERVER_ERROR;
+            patch.respond(code, mock::failure(code, "InternalError", "etcd timed out"));
+            let event = server
+                .expect(Method::POST, &events_path(Some("team-a")))
+                .await;
+            assert_eq!(event.body["reason"], "CleanedUp");
+            let refusal = mock::namespace_terminating("events.events.k8s.io", "team-a");
+            event.respond(StatusCode::FORBIDDEN, refusal);
+            let patch = server.expect(Method::PATCH, PATH).await;
+            assert_eq!(patch.body[1]["op"], "remove");
+            patch.respond(StatusCode::OK, json!(answer));
+            server.expect_no_more().await;
+        });
+        let result = RECONCILER
+            .reconcile_with_finalizer(Arc::new(object), &ctx, ready, released)
+            .await;
+        drop(ctx);
+        finish(server).await;
+        assert_eq!(result.expect("a reconciliation"), Action::await_change());
+    }
+
+    #[tokio::test]
+    async fn without_a_finalizer_a_deleted_object_needs_no_request() {
+        let (ctx, server) = context();
+        let mut object = thing();
+        object.metadata.deletion_timestamp = Some(Time(Timestamp::now()));
+        let server = tokio::spawn(server.expect_no_more());
+        let result = PLAIN.reconcile(Arc::new(object), &ctx, ready).await;
+        drop(ctx);
+        finish(server).await;
+        assert_eq!(result.expect("a reconciliation"), Action::await_change());
+    }
+
+    #[tokio::test]
+    async fn failures_are_counted_and_retried_later_each_time_until_a_success() {
+        let (ctx, _server) = context();
+        let object = thing();
+        let error = Failed(Error::Kube(kube::Error::LinesCodecMaxLineLengthExceeded));
+        let delays: Vec<Action> = (0..3).map(|_| PLAIN.retry(&ctx, &object, &error)).collect();
+        let secs = |s| Action::requeue(Duration::from_secs(s));
+        assert_eq!(delays, [secs(5), secs(10), secs(20)]);
+        let metrics = ctx.metrics.encode().expect("the metrics encode");
+        let failures = "controller_reconcile_errors_total{controller=\"thing\"} 3";
+        assert!(metrics.contains(failures), "{metrics}");
+        PLAIN
+            .track(&ctx, &object, async {
+                Ok::<_, Failed>(Action::await_change())
+            })
+            .await
+            .expect("a success");
+        assert_eq!(PLAIN.retry(&ctx, &object, &error), secs(5));
+    }
+}
