@@ -193,9 +193,14 @@ pub fn assert_unknown_fields_survive_every_conversion(samples: &[Value], convert
     }
 }
 
-/// A review asking for `api_version`, a version the kind does not have, fails.
-pub fn assert_an_unknown_version_fails(samples: &[Value], api_version: &str, convert: Convert) {
-    let response = answer(samples, api_version, convert);
+/// A review asking for a version the kind of `samples` does not have fails.
+pub fn assert_an_unknown_version_fails(samples: &[Value], convert: Convert) {
+    let api_version = samples
+        .first()
+        .and_then(|sample| sample["apiVersion"].as_str())
+        .unwrap_or_default();
+    let (group, _) = api_version.split_once('/').unwrap_or_default();
+    let response = answer(samples, &format!("{group}/v999"), convert);
     assert_eq!(response["result"]["status"], "Failure", "{response}");
 }
 
