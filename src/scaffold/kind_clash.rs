@@ -161,19 +161,10 @@ fn type_name(item: &Item) -> Option<&syn::Ident> {
     }
 }
 
-/// The modules beside the kinds' own in `src/controllers` and `src/webhooks`: a kind whose
-/// module would take one of these names would overwrite a helper every controller needs.
-pub const HELPER_MODULES: &[&str] = &[
-    "backoff",
-    "children",
-    "per_object",
-    "admission",
-    "budget",
-    "certs",
-    "conversion",
-    "lossless",
-    "server",
-];
+/// The modules beside the kinds' own in `src/controllers` (`src/webhooks` has none: the
+/// runtime serves the webhooks): a kind whose module would take one of these names would
+/// overwrite a helper every controller needs.
+pub const HELPER_MODULES: &[&str] = &["backoff", "children", "per_object"];
 
 /// Fails when the kind's controller module would take the name of a helper module.
 pub fn check_module(kind: &str, kind_snake: &str, controller: &Path) -> Result<()> {
