@@ -250,12 +250,17 @@ fn the_first_webhook_brings_the_server_and_later_ones_reuse_it() {
     let cargo = read(d, "Cargo.toml");
     // The server and the reviews are the runtime's, behind its feature `webhooks`.
     assert!(
-        cargo.contains("rsbuilder-runtime = { path = \"rsbuilder-runtime\", features = [\"webhooks\"] }"),
+        cargo.contains(
+            "rsbuilder-runtime = { path = \"rsbuilder-runtime\", features = [\"webhooks\"] }"
+        ),
         "{cargo}"
     );
     let main = read(d, "src/main.rs");
     // The flags and the server are the runtime's; main.rs hands them the routes.
-    assert!(main.contains("webhooks: rsbuilder_runtime::webhook::WebhookArgs,"), "{main}");
+    assert!(
+        main.contains("webhooks: rsbuilder_runtime::webhook::WebhookArgs,"),
+        "{main}"
+    );
     assert!(main.contains("demo::webhooks::routes(),"), "{main}");
     assert!(read(d, "src/lib.rs").contains("pub mod webhooks;"));
     let default = read(d, "config/default/kustomization.yaml");
@@ -362,9 +367,7 @@ fn conversion_scaffolds_the_hub_and_each_spoke() {
     assert!(hub.contains("// mine\npub fn convert("), "{hub}");
     for version in ["v1alpha1", "v1beta1"] {
         assert!(
-            hub.contains(&format!(
-                "spoke::<group::{version}::cron_job::CronJob>(),"
-            )),
+            hub.contains(&format!("spoke::<group::{version}::cron_job::CronJob>(),")),
             "{hub}"
         );
         assert!(

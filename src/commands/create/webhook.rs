@@ -18,9 +18,9 @@ use serde::Serialize;
 use super::{api, sources_with};
 use crate::cli::Global;
 use crate::commands::write_plan;
-use crate::runtime_crate;
 use crate::names;
 use crate::project::{self, Project, Resource};
+use crate::runtime_crate;
 use crate::scaffold::{Edit, ListEntries, Plan, Renderer, Tree, kind_clash};
 use crate::webhook::emit::{self, atom, call};
 use crate::webhook::{self, certs, conversion, manifests};
@@ -749,9 +749,9 @@ fn plan_conversion(
         tuple_line(
             8,
             vec![
-            atom("CONVERSION_PATH"),
-            call("conversion::handler", vec![atom("CONVERSIONS")]),
-        ],
+                atom("CONVERSION_PATH"),
+                call("conversion::handler", vec![atom("CONVERSIONS")]),
+            ],
         ),
     );
     let hub_mod = format!(
@@ -764,10 +764,10 @@ fn plan_conversion(
         tuple_line(
             4,
             vec![
-            atom(format!("{:?}", ctx.api_group)),
-            atom(format!("{:?}", ctx.kind)),
-            atom(format!("{hub_mod}::convert")),
-        ],
+                atom(format!("{:?}", ctx.api_group)),
+                atom(format!("{:?}", ctx.kind)),
+                atom(format!("{hub_mod}::convert")),
+            ],
         ),
     );
 

@@ -4,7 +4,8 @@
 //! What every operator that rsbuilder scaffolds shares, so that a project holds only what
 //! is its own (its types, reconcilers and webhooks' logic): the manager with its flags,
 //! leader election, metrics served to authorized callers only, health probes, TLS with
-//! certificate reloads, and request deadlines.
+//! certificate reloads, request deadlines, and (feature `webhooks`) the webhook server with
+//! admission and conversion reviews and self-issued certificates.
 //!
 //! A project gets this crate as a copy that rsbuilder writes and rewrites
 //! (`rsbuilder-runtime/`, `rsbuilder generate runtime`): edit it and the next upgrade
@@ -23,3 +24,5 @@ pub mod shutdown;
 pub mod supervisor;
 pub mod telemetry;
 pub mod tls;
+#[cfg(feature = "webhooks")]
+pub mod webhook;

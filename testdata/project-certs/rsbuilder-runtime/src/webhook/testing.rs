@@ -48,7 +48,11 @@ pub fn admission_review<K: Resource<DynamicType = ()>>(
     object: Value,
     old_object: Value,
 ) -> Value {
-    let known = if object.is_null() { &old_object } else { &object };
+    let known = if object.is_null() {
+        &old_object
+    } else {
+        &object
+    };
     let mut request = json!({
         "uid": UID,
         "kind": {"group": K::group(&()), "version": K::version(&()), "kind": K::kind(&())},

@@ -338,7 +338,8 @@ mod tests {
 
     /// A ConversionReview of `objects` copies of a Widget, asking for `example.com/v2`.
     fn widgets(objects: usize) -> Value {
-        let widget = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}});
+        let widget =
+            json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}});
         json!({
             "apiVersion": "apiextensions.k8s.io/v1",
             "kind": "ConversionReview",
@@ -398,7 +399,11 @@ mod tests {
         assert_eq!(response["result"]["status"], "Success", "{answer}");
         let converted = response["convertedObjects"].as_array().expect("objects");
         assert_eq!(converted.len(), 3);
-        assert!(converted.iter().all(|o| o["apiVersion"] == "example.com/v2"));
+        assert!(
+            converted
+                .iter()
+                .all(|o| o["apiVersion"] == "example.com/v2")
+        );
         assert_eq!(converted[1]["metadata"]["name"], "second");
     }
 
@@ -414,7 +419,12 @@ mod tests {
             object["metadata"]["annotations"] = json!({"example.com/padding": "x".repeat(1024)});
         }
         let routes = vec![(CONVERSION_PATH, handler(KINDS))];
-        let (status, answer) = send(router(routes, Limits::default()), CONVERSION_PATH, body.to_string()).await;
+        let (status, answer) = send(
+            router(routes, Limits::default()),
+            CONVERSION_PATH,
+            body.to_string(),
+        )
+        .await;
         assert_eq!(status, 200);
         assert_eq!(answer["response"]["result"]["status"], "Success");
         let converted = answer["response"]["convertedObjects"]

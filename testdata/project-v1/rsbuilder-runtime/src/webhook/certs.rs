@@ -1202,9 +1202,7 @@ mod tests {
 
     /// A webhook server of the certificate in `dir`, read again every 50 ms, as the
     /// manager runs it.
-    async fn webhook_server(
-        dir: &Path,
-    ) -> anyhow::Result<(SocketAddr, crate::shutdown::Trigger)> {
+    async fn webhook_server(dir: &Path) -> anyhow::Result<(SocketAddr, crate::shutdown::Trigger)> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let config = super::super::server::Config {
