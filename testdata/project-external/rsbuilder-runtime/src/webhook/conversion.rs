@@ -407,6 +407,116 @@ mod tests {
         assert_eq!(converted[1]["metadata"]["name"], "second");
     }
 
+    /// A Widget at `example.com/<version>`, as kube-derive would write one.
+    macro_rules! widget {
+        ($name:ident, $version:literal, $spec:ident { $($field:ident: $ty:ty),* }) => {
+            #[derive(Clone, Debug, Default, serde::Deserialize, Serialize)]
+            #[serde(rename_all = "camelCase")]
+            struct $name {
+                api_version: String,
+                kind: String,
+                metadata: kube::core::ObjectMeta,
+                spec: $spec,
+            }
+
+            #[derive(Clone, Debug, Default, serde::Deserialize, Serialize)]
+            struct $spec {
+                $($field: $ty),*
+            }
+
+            impl Resource for $name {
+                type DynamicType = ();
+                type Scope = kube::core::NamespaceResourceScope;
+
+                fn kind(_: &()) -> std::borrow::Cow<'_, str> {
+                    "Widget".into()
+                }
+                fn group(_: &()) -> std::borrow::Cow<'_, str> {
+                    "example.com".into()
+                }
+                fn version(_: &()) -> std::borrow::Cow<'_, str> {
+                    $version.into()
+                }
+                fn plural(_: &()) -> std::borrow::Cow<'_, str> {
+                    "widgets".into()
+                }
+                fn meta(&self) -> &kube::core::ObjectMeta {
+                    &self.metadata
+                }
+                fn meta_mut(&mut self) -> &mut kube::core::ObjectMeta {
+                    &mut self.metadata
+                }
+            }
+        };
+    }
+
+    widget!(
+        Hub,
+        "v2",
+        HubSpec {
+            size: i64,
+            color: String
+        }
+    );
+    widget!(Old, "v1", OldSpec { size: i64 });
+
+    /// v1 has no color: what v2 holds there is kept in an annotation.
+    impl Spoke for Old {
+        type Hub = Hub;
+
+        fn to_hub(self) -> Hub {
+            Hub {
+                api_version: "example.com/v2".into(),
+                kind: self.kind,
+                metadata: self.metadata,
+                spec: HubSpec {
+                    size: self.spec.size,
+                    color: String::new(),
+                },
+            }
+        }
+
+        fn from_hub(hub: Hub) -> Self {
+            Old {
+                api_version: "example.com/v1".into(),
+                kind: hub.kind,
+                metadata: hub.metadata,
+                spec: OldSpec {
+                    size: hub.spec.size,
+                },
+            }
+        }
+    }
+
+    fn widget_conversion(object: Value, version: &str) -> Result<Value, ConversionError> {
+        through_hub::<Hub>(object, version, &[spoke::<Old>()])
+    }
+
+    #[test]
+    fn through_the_hub_a_spoke_gets_back_what_it_cannot_hold() {
+        let hub = json!({
+            "apiVersion": "example.com/v2",
+            "kind": "Widget",
+            "metadata": {"name": "w"},
+            "spec": {"size": 3, "color": "red", "addedLater": true}
+        });
+        let old = widget_conversion(hub.clone(), "v1").expect("converts to v1");
+        assert_eq!(old["apiVersion"], "example.com/v1");
+        assert_eq!(old["spec"], json!({"size": 3, "addedLater": true}));
+        let kept = &old["metadata"]["annotations"]["conversion.rsbuilder.io/widget-v2"];
+        assert!(kept.as_str().is_some_and(|k| k.contains("red")), "{old}");
+        assert_eq!(
+            widget_conversion(old.clone(), "v2").expect("converts back"),
+            hub
+        );
+        assert_eq!(
+            widget_conversion(old.clone(), "v1").expect("no conversion"),
+            old
+        );
+        let error = widget_conversion(old, "v3").expect_err("no v3");
+        assert!(error.to_string().contains("no version v3"), "{error}");
+    }
+
     /// The API server converts every object of a LIST in one ConversionReview
     /// (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definition-versioning/#webhook-request-and-response):
     /// 5 MiB of them, beyond axum's default limit of 2 MiB, are read and converted.
