@@ -1135,7 +1135,9 @@ fn a_kind_that_clashes_only_with_webhook_code_is_refused_by_create_webhook() {
             "--version",
             "v1",
             "--kind",
-            "Bytes",
+            "ResourceExt",
+            // The controller imports `ResourceExt` too: only the webhook is left to clash.
+            "--controller=false",
         ],
     ));
     let err = refused(
@@ -1148,13 +1150,13 @@ fn a_kind_that_clashes_only_with_webhook_code_is_refused_by_create_webhook() {
             "--version",
             "v1",
             "--kind",
-            "Bytes",
+            "ResourceExt",
             "--defaulting",
         ],
     );
     assert!(
         first_line(&err).starts_with(
-            "error: kind \"Bytes\" clashes with `axum::body::Bytes`, which src/webhooks/"
+            "error: kind \"ResourceExt\" clashes with `kube::ResourceExt`, which src/webhooks/"
         ),
         "{err}"
     );

@@ -157,11 +157,12 @@ fn the_service_monitor_verifies_a_certificate_the_render_provides_for_its_server
             let config_map = &tls["ca"]["configMap"];
             assert_eq!(config_map["key"], "ca.crt", "{name}");
             let config_map = text(&config_map["name"]);
+            // The certificate task is the runtime's, in the project's copy of it.
             let code = fs::read_to_string(
                 repo_root()
                     .join("testdata")
                     .join(&name)
-                    .join("src/webhooks/certs.rs"),
+                    .join("rsbuilder-runtime/src/webhook/certs.rs"),
             )
             .unwrap();
             assert!(

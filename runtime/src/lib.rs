@@ -1,10 +1,12 @@
 //! What every operator that rsbuilder scaffolds shares, so that a project holds only what
 //! is its own (its types, reconcilers and webhooks' logic): the manager with its flags,
 //! leader election, metrics served to authorized callers only, health probes, TLS with
-//! certificate reloads, request deadlines, and what controllers share (the watch, the
-//! finalizer flow, conditions, events, retries, children). Behind the feature `testing`,
-//! for a project's tests: a mocked API server (`testing::mock`), the envtest harness
-//! (`testing::control_plane`) and HTTPS test certificates (`tls::testing`).
+//! certificate reloads, request deadlines, what controllers share (the watch, the
+//! finalizer flow, conditions, events, retries, children) and (feature `webhooks`) the
+//! webhook server with admission and conversion reviews and self-issued certificates.
+//! Behind the feature `testing`, for a project's tests: a mocked API server
+//! (`testing::mock`), the envtest harness (`testing::control_plane`) and HTTPS test
+//! certificates (`tls::testing`).
 //!
 //! A project gets this crate as a copy that rsbuilder writes and rewrites
 //! (`rsbuilder-runtime/`, `rsbuilder generate runtime`): edit it and the next upgrade
@@ -25,3 +27,5 @@ pub mod telemetry;
 #[cfg(feature = "testing")]
 pub mod testing;
 pub mod tls;
+#[cfg(feature = "webhooks")]
+pub mod webhook;

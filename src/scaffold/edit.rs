@@ -134,6 +134,10 @@ impl Edit {
                 let list = match entry {
                     Item::Value(Value::InlineTable(t)) => {
                         if !t.contains_key("features") {
+                            // The space before `}` stays there, not before the new key's comma.
+                            if let Some((_, last)) = t.iter_mut().last() {
+                                last.decor_mut().set_suffix("");
+                            }
                             t.insert("features", Value::Array(Array::new()));
                         }
                         t.get_mut("features").and_then(Value::as_array_mut)

@@ -161,21 +161,12 @@ fn type_name(item: &Item) -> Option<&syn::Ident> {
     }
 }
 
-/// The modules beside the kinds' own in `src/controllers` and `src/webhooks`: a kind whose
-/// module would take one of these names would overwrite a helper every controller needs.
-/// `backoff`, `children` and `per_object` live in the runtime now, but projects scaffolded
-/// before it still hold them.
-pub const HELPER_MODULES: &[&str] = &[
-    "backoff",
-    "children",
-    "per_object",
-    "admission",
-    "budget",
-    "certs",
-    "conversion",
-    "lossless",
-    "server",
-];
+/// The modules beside the kinds' own in `src/controllers` (`src/webhooks` has none: the
+/// runtime serves the webhooks, and a kind's webhook module is named with its group and
+/// version): a kind whose module would take one of these names would overwrite a helper
+/// every controller needed. `backoff`, `children` and `per_object` live in the runtime
+/// now, but projects scaffolded before it still hold them.
+pub const HELPER_MODULES: &[&str] = &["backoff", "children", "per_object"];
 
 /// Fails when the kind's controller module would take the name of a helper module.
 pub fn check_module(kind: &str, kind_snake: &str, controller: &Path) -> Result<()> {

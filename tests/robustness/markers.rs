@@ -35,7 +35,7 @@ const SITES: &[(&str, &str, &str)] = &[
     (
         "src/webhooks/mod.rs",
         "webhook-routes",
-        "(\n    \"/mutate-infra-example-com-v1-tenant\",\n    post(infra_v1_tenant::mutate),\n),",
+        "(\n    \"/mutate-infra-example-com-v1-tenant\",\n    admission::defaulting(infra_v1_tenant::default),\n),",
     ),
 ];
 

@@ -20,6 +20,7 @@ use crate::cli::Global;
 use crate::commands::write_plan;
 use crate::names;
 use crate::project::{self, Project, Resource};
+use crate::runtime_crate;
 use crate::scaffold::{Edit, ListEntries, Plan, Renderer, Tree, kind_clash};
 use crate::webhook::emit::{self, atom, call};
 use crate::webhook::{self, certs, conversion, manifests};
@@ -89,6 +90,8 @@ struct Ctx {
     validate_delete_sig: String,
     mutate_path_let: String,
     validate_path_let: String,
+    /// The test's AdmissionReview of the kind, laid out as rustfmt lays it out.
+    review_let: String,
     /// The kind version's module under `src/webhooks`: `batch_v1_cron_job`.
     module: String,
     /// Whether the spec still has the scaffolded `foo: Option<String>`, which the
@@ -101,10 +104,7 @@ const MAIN: &str = "src/main.rs";
 const CARGO: &str = "Cargo.toml";
 const MAKEFILE: &str = "Makefile";
 const WEBHOOKS_MOD: &str = "src/webhooks/mod.rs";
-const CONVERSION: &str = "src/webhooks/conversion.rs";
-const LOSSLESS: &str = "src/webhooks/lossless.rs";
 const BENCH: &str = "benches/conversion.rs";
-const MEMORY_TEST: &str = "tests/conversion_memory.rs";
 const DEFAULT_KUSTOMIZATION: &str = "config/default/kustomization.yaml";
 const CRD_KUSTOMIZATION: &str = "config/crd/kustomization.yaml";
 const ENVTEST_WEBHOOKS: &str = "tests/envtest/webhooks.rs";
@@ -331,7 +331,7 @@ fn context(tree: &dyn Tree, project: &Project, r: &Resource) -> Result<Ctx> {
     let api_group = format!("{}.{}", r.group, r.domain);
     let snake = r.kind.to_snake_case();
     let by_ref = format!("&{}", r.kind);
-    let verdict = Some("admission::Verdict");
+    let verdict = Some("Result<(), String>");
     let signature = |name: &str, params: &[(&str, &str)], ret: Option<&str>| {
         emit::signature(0, "pub ", name, params, ret)
     };
@@ -361,6 +361,7 @@ fn context(tree: &dyn Tree, project: &Project, r: &Resource) -> Result<Ctx> {
             verdict,
         ),
         validate_delete_sig: signature("validate_delete", &[(&snake, &by_ref)], verdict),
+        review_let: review_let(&r.kind),
         mutate_path_let: path_let(&webhook::admission_path(
             "mutate", &api_group, &r.version, &r.kind,
         )),
@@ -373,6 +374,15 @@ fn context(tree: &dyn Tree, project: &Project, r: &Resource) -> Result<Ctx> {
 
 /// `let path = "<path>";` in a test function (indented by 8 once inserted), broken after
 /// `=` as rustfmt does when it does not fit.
+fn review_let(kind: &str) -> String {
+    let call = format!("admission_review::<kind::{kind}>(operation, object, old_object);");
+    if 8 + "let review = ".len() + call.len() <= emit::MAX_WIDTH {
+        format!("        let review = {call}")
+    } else {
+        format!("        let review =\n            {call}")
+    }
+}
+
 fn path_let(path: &str) -> String {
     let one = format!("    let path = {path:?};");
     if 4 + one.len() <= emit::MAX_WIDTH {
@@ -475,15 +485,8 @@ fn check_conversion(
 fn plan_server(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx) -> Result<()> {
     for file in [
         "src/webhooks/mod.rs",
-        "src/webhooks/budget.rs",
-        "src/webhooks/server.rs",
-        "src/webhooks/admission.rs",
-        "src/webhooks/certs.rs",
         "config/webhook/kustomization.yaml",
         "config/webhook/service.yaml",
-        // What the webhooks hold in memory, measured by a counting allocator.
-        "tests/support/allocations.rs",
-        "tests/webhook_memory.rs",
     ] {
         scaffold_missing(tree, renderer, plan, ctx, file)?;
     }
@@ -520,52 +523,13 @@ fn plan_server(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx)
         "make-targets",
         renderer.render("webhook/fragments/make_targets.hbs", ctx)?,
     );
+    // The server, the reviews and the certificates are the runtime's, behind a feature that
+    // projects without webhooks do without (and their dependencies with it).
     plan.edit(
         CARGO,
         Edit::CargoFeatures {
-            name: "kube".into(),
-            features: vec!["admission".into()],
-        },
-    );
-    for (name, spec) in [
-        (
-            "hyper",
-            r#"{ version = "1", features = ["server", "http1"] }"#,
-        ),
-        (
-            "hyper-util",
-            r#"{ version = "0.1", features = ["tokio", "service"] }"#,
-        ),
-        ("json-patch", r#""4""#),
-        // `webhooks::certs`: issues the CA and the serving certificate.
-        (
-            "rcgen",
-            r#"{ version = "0.14", default-features = false, features = ["ring"] }"#,
-        ),
-        // `webhooks::certs`: the validity of the certificates it issues, and of those it reads.
-        ("time", r#"{ version = "0.3", default-features = false }"#),
-        ("x509-parser", r#""0.18""#),
-        (
-            "tokio-rustls",
-            r#"{ version = "0.26", default-features = false, features = ["logging", "tls12", "ring"] }"#,
-        ),
-    ] {
-        plan.edit(
-            CARGO,
-            Edit::CargoDependency {
-                section: "dependencies".into(),
-                name: name.into(),
-                spec: spec.into(),
-            },
-        );
-    }
-    // `webhooks::certs` writes its certificates as PEM (projects from before the runtime
-    // crate got rcgen from `init`, without it).
-    plan.edit(
-        CARGO,
-        Edit::CargoFeatures {
-            name: "rcgen".into(),
-            features: vec!["pem".into()],
+            name: runtime_crate::DIR.into(),
+            features: vec!["webhooks".into()],
         },
     );
     for resource in ["- ../webhook", "- ../webhook-certs"] {
@@ -696,12 +660,26 @@ fn plan_admission(env: &Env, plan: &mut Plan, ctx: &mut Ctx, kinds: &[Admission]
     }
     for kind in kinds {
         let (fragment, test, route, handler) = match kind {
-            Admission::Defaulting => ("defaulting", "defaulting_test", &ctx.mutate_path, "mutate"),
+            Admission::Defaulting => (
+                "defaulting",
+                "defaulting_test",
+                &ctx.mutate_path,
+                call(
+                    "admission::defaulting",
+                    vec![atom(format!("{module}::default"))],
+                ),
+            ),
             Admission::Validation => (
                 "validation",
                 "validation_test",
                 &ctx.validate_path,
-                "validate",
+                call(
+                    "admission::validating",
+                    ["create", "update", "delete"]
+                        .iter()
+                        .map(|op| atom(format!("{module}::validate_{op}")))
+                        .collect(),
+                ),
             ),
         };
         plan.insert(
@@ -717,7 +695,7 @@ fn plan_admission(env: &Env, plan: &mut Plan, ctx: &mut Ctx, kinds: &[Admission]
         plan.insert(
             WEBHOOKS_MOD,
             "webhook-routes",
-            route_line(&format!("{route:?}"), &format!("{module}::{handler}")),
+            tuple_line(8, vec![atom(format!("{route:?}")), handler]),
         );
         if envtest {
             plan.insert(
@@ -738,38 +716,16 @@ fn plan_admission(env: &Env, plan: &mut Plan, ctx: &mut Ctx, kinds: &[Admission]
     Ok(())
 }
 
-/// `(path, post(handler)),` as rustfmt writes it in the list of routes; `path` is Rust: a
-/// string literal or a constant.
-fn route_line(path: &str, handler: &str) -> String {
-    let tuple = call("", vec![atom(path), call("post", vec![atom(handler)])]);
-    let lines = tuple.render(8, "", ",");
+/// `(a, b, ...),` as rustfmt writes an item of a list at `indent` (8 in the routes, 4 in
+/// the conversions); returned without that indentation.
+fn tuple_line(indent: usize, items: Vec<emit::Expr>) -> String {
+    let tuple = call("", items);
+    let lines = tuple.render(indent, "", ",");
     lines
         .iter()
-        .map(|l| l.strip_prefix("        ").unwrap_or(l).to_string())
+        .map(|l| l.get(indent..).unwrap_or(l).to_string())
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// `pattern => body,` as rustfmt writes a match arm at `indent`: on one line when it fits,
-/// else the body in a block on the next line when it fits there, else the body broken;
-/// returned without the arm's own indentation.
-fn match_arm(indent: usize, pattern: &str, body: emit::Expr) -> String {
-    let flat = body.flat().unwrap_or_default();
-    let lines = if indent + pattern.len() + 4 + flat.len() < emit::MAX_WIDTH {
-        vec![format!("{pattern} => {flat},")]
-    } else if indent + 4 + flat.len() <= emit::MAX_WIDTH {
-        vec![
-            format!("{pattern} => {{"),
-            format!("    {flat}"),
-            "}".to_string(),
-        ]
-    } else {
-        body.render(indent, &format!("{pattern} => "), ",")
-            .into_iter()
-            .map(|l| l.get(indent..).unwrap_or_default().to_string())
-            .collect()
-    };
-    lines.join("\n")
 }
 
 /// Conversion through the hub: the `/convert` handler (once), the kind's hub file and its
@@ -787,29 +743,31 @@ fn plan_conversion(
         sources,
         force,
     } = *env;
-    scaffold_missing(tree, renderer, plan, ctx, CONVERSION)?;
-    scaffold_missing(tree, renderer, plan, ctx, LOSSLESS)?;
-    plan.insert(WEBHOOKS_MOD, "webhook-modules", "pub mod conversion;");
-    plan.insert(WEBHOOKS_MOD, "webhook-modules", "pub mod lossless;");
     plan.insert(
         WEBHOOKS_MOD,
         "webhook-routes",
-        route_line("CONVERSION_PATH", "conversion::convert"),
+        tuple_line(
+            8,
+            vec![
+                atom("CONVERSION_PATH"),
+                call("conversion::handler", vec![atom("CONVERSIONS")]),
+            ],
+        ),
     );
     let hub_mod = format!(
         "crate::api::{}::{}::{}_conversion",
         ctx.group_mod, ctx.hub, ctx.kind_snake
     );
     plan.insert(
-        CONVERSION,
+        WEBHOOKS_MOD,
         "conversion-kinds",
-        match_arm(
-            8,
-            &format!("({:?}, {:?})", ctx.api_group, ctx.kind),
-            call(
-                format!("{hub_mod}::convert"),
-                vec![atom("object"), atom("version")],
-            ),
+        tuple_line(
+            4,
+            vec![
+                atom(format!("{:?}", ctx.api_group)),
+                atom(format!("{:?}", ctx.kind)),
+                atom(format!("{hub_mod}::convert")),
+            ],
         ),
     );
 
@@ -860,14 +818,6 @@ fn plan_conversion(
             name: "conversion".into(),
         },
     );
-    // `webhooks::conversion` leaves each object of a review as its text until it converts it.
-    plan.edit(
-        CARGO,
-        Edit::CargoFeatures {
-            name: "serde_json".into(),
-            features: vec!["raw_value".into()],
-        },
-    );
 
     for spoke in spokes {
         let code = conversion::spoke_code(sources, &ctx.api_group, &ctx.kind, spoke, &ctx.hub)?;
@@ -877,9 +827,9 @@ fn plan_conversion(
         c.functions = code.functions;
         c.sample = code.sample;
         c.imports = if code.uses_map_values {
-            "{ConversionError, Read, from_json, map_values, to_json}".into()
+            "{Spoke, map_values}".into()
         } else {
-            "{ConversionError, Read, from_json, to_json}".into()
+            "Spoke".into()
         };
         let mut versions = [ctx.hub.clone(), spoke.clone()];
         versions.sort_by(|a, b| version_sort(a, b));
@@ -899,12 +849,6 @@ fn plan_conversion(
             "conversion-benches",
             renderer.render("webhook/fragments/bench_case.rs.hbs", &c)?,
         );
-    }
-    // The memory a review takes, with the first kind and spoke as the example.
-    if let Some(spoke) = spokes.first() {
-        let mut c = ctx.clone();
-        c.spoke = spoke.clone();
-        scaffold_missing(tree, renderer, plan, &c, MEMORY_TEST)?;
     }
     // The kind's versions on the envtest control plane, through the conversion webhook.
     let envtest = api::envtest_scaffolded(tree)?;
@@ -930,23 +874,12 @@ fn plan_conversion(
                 format!("\"{}/{spoke}\",", ctx.api_group),
             );
         }
-        let spoke_mod = format!("group::{spoke}::{}_conversion", ctx.kind_snake);
         plan.insert(
             &hub_file,
-            "to-hub",
-            match_arm(
-                8,
-                &format!("{spoke:?}"),
-                call(format!("{spoke_mod}::json_to_hub"), vec![atom("object")]),
-            ),
-        );
-        plan.insert(
-            &hub_file,
-            "from-hub",
-            match_arm(
-                8,
-                &format!("{spoke:?}"),
-                call(format!("{spoke_mod}::hub_to_json"), vec![atom("hub")]),
+            "spokes",
+            format!(
+                "spoke::<group::{spoke}::{}::{}>(),",
+                ctx.kind_snake, ctx.kind
             ),
         );
         plan.insert(
@@ -1021,16 +954,23 @@ mod tests {
 
     #[test]
     fn routes_fit_or_break_like_rustfmt() {
+        let handler = |name: &str| call("conversion::handler", vec![atom(name)]);
         assert_eq!(
-            route_line("CONVERSION_PATH", "conversion::convert"),
-            "(CONVERSION_PATH, post(conversion::convert)),"
+            tuple_line(8, vec![atom("CONVERSION_PATH"), handler("CONVERSIONS")]),
+            "(CONVERSION_PATH, conversion::handler(CONVERSIONS)),"
         );
         assert_eq!(
-            route_line(
-                "\"/mutate-batch-example-com-v1-cronjob\"",
-                "batch_v1_cron_job::mutate"
+            tuple_line(
+                8,
+                vec![
+                    atom("\"/mutate-batch-example-com-v1-cronjob\""),
+                    call(
+                        "admission::defaulting",
+                        vec![atom("batch_v1_cron_job::default")]
+                    )
+                ]
             ),
-            "(\n    \"/mutate-batch-example-com-v1-cronjob\",\n    post(batch_v1_cron_job::mutate),\n),"
+            "(\n    \"/mutate-batch-example-com-v1-cronjob\",\n    admission::defaulting(batch_v1_cron_job::default),\n),"
         );
     }
 

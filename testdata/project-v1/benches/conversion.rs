@@ -9,7 +9,9 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use project_v1::webhooks::conversion::{convert_object, review};
+use rsbuilder_runtime::webhook::conversion::{convert_object, review};
+
+use project_v1::webhooks::CONVERSIONS;
 
 /// Objects in each ConversionReview.
 const OBJECTS: usize = 100;
@@ -35,7 +37,7 @@ fn conversion_review(object: &impl Serialize, api_version: &str) -> Vec<u8> {
 /// in an annotation, put back when the object is converted back.
 fn read_as(object: &impl Serialize, api_version: &str) -> Value {
     let object = serde_json::to_value(object).expect("a serializable object");
-    convert_object(object, api_version).expect("a convertible object")
+    convert_object(object, api_version, CONVERSIONS).expect("a convertible object")
 }
 
 /// Each case: a name, and a ConversionReview.
@@ -85,7 +87,7 @@ fn conversion(c: &mut Criterion) {
     let mut group = c.benchmark_group("conversion");
     group.throughput(Throughput::Elements(OBJECTS as u64));
     for (name, body) in cases() {
-        group.bench_function(name, |b| b.iter(|| review(&body)));
+        group.bench_function(name, |b| b.iter(|| review(&body, CONVERSIONS)));
     }
     group.finish();
 }

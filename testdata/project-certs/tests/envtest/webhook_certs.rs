@@ -25,8 +25,7 @@ use kube::{Api, Client, ResourceExt};
 use rsbuilder_runtime::server::{Health, Readiness};
 use rsbuilder_runtime::shutdown::Shutdown;
 use rsbuilder_runtime::tls;
-
-use project_certs::webhooks::certs::{self, Lifetimes, MetricsCert, Settings};
+use rsbuilder_runtime::webhook::certs::{self, Lifetimes, MetricsCert, Settings};
 
 use crate::control_plane::{IssueCerts, ManagerCerts, control_plane, eventually};
 
@@ -66,6 +65,7 @@ fn issue(
         interval: Duration::from_secs(1),
         min_backoff: Duration::from_millis(200),
         ..Settings::new(
+            env!("CARGO_PKG_NAME"),
             target.namespace,
             target.service,
             target.cert_dir,

@@ -18,8 +18,9 @@ use axum::response::Response;
 
 use rsbuilder_runtime::server::Health;
 use rsbuilder_runtime::shutdown::Shutdown;
+use rsbuilder_runtime::webhook::{self, Limits, server};
 
-use project_certs::webhooks::{self, server};
+use project_certs::webhooks;
 
 /// An AdmissionReview the webhook server was sent.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,14 +53,15 @@ pub fn serve(
         reload_interval: Duration::from_secs(1),
         ..server::Config::new(([127, 0, 0, 1], port).into(), cert_dir)
     };
-    let router = webhooks::router(webhooks::Limits::default()).layer(middleware::from_fn(record));
+    let router = webhook::router(webhooks::routes(), Limits::default());
+    let router = router.layer(middleware::from_fn(record));
     let ready = Health::default().part("webhook-server");
     Box::pin(server::serve(config, router, ready, shutdown))
 }
 
 async fn record(request: Request, next: Next) -> Response {
     let (parts, body) = request.into_parts();
-    let bytes = to_bytes(body, webhooks::CONVERSION_BODY_LIMIT)
+    let bytes = to_bytes(body, webhook::CONVERSION_BODY_LIMIT)
         .await
         .unwrap_or_default();
     if let Ok(review) = serde_json::from_slice::<serde_json::Value>(&bytes) {

@@ -3,14 +3,12 @@
 
 //! The admission webhooks of CronJob (batch.example.com/v1): the API server calls
 //! them before it stores a CronJob. Write the defaults and the rules in the functions
-//! below; the handlers around them speak AdmissionReview.
+//! below; `rsbuilder_runtime::webhook::admission` answers the AdmissionReviews with them
+//! (`super::routes`).
 
-use axum::body::Bytes;
-use axum::response::Response;
 use kube::ResourceExt;
 use tracing::debug;
 
-use super::admission;
 use crate::api::batch::v1::cron_job::CronJob;
 
 /// What `default` gives `spec.foo` when a CronJob comes without one.
@@ -26,16 +24,11 @@ pub fn default(cron_job: &mut CronJob) {
     }
 }
 
-/// `POST /mutate-batch-example-com-v1-cronjob`: the defaulting webhook. Its patch holds what `default` changed;
-/// fields the type does not know stay. To remove them, call `admission::mutate_pruning`.
-pub async fn mutate(body: Bytes) -> Response {
-    super::json(&admission::mutate(&body, default))
-}
 /// Why `validate_create` refuses a CronJob: the example rule.
 pub const EMPTY_FOO: &str = "spec.foo must not be empty";
 
 /// Checks a CronJob that is created; an `Err` rejects it with its message.
-pub fn validate_create(cron_job: &CronJob) -> admission::Verdict {
+pub fn validate_create(cron_job: &CronJob) -> Result<(), String> {
     debug!(name = %cron_job.name_any(), "validating a new CronJob");
     // TODO(user): the rules of a new CronJob; this example refuses an empty `spec.foo`.
     if cron_job.spec.foo.as_deref() == Some("") {
@@ -45,7 +38,7 @@ pub fn validate_create(cron_job: &CronJob) -> admission::Verdict {
 }
 
 /// Checks a change of a CronJob, from `old` to `new`.
-pub fn validate_update(old: &CronJob, new: &CronJob) -> admission::Verdict {
+pub fn validate_update(old: &CronJob, new: &CronJob) -> Result<(), String> {
     debug!(name = %new.name_any(), "validating a change of a CronJob");
     // TODO(user): the rules of a change, e.g. fields that must not change; this example
     // keeps those of a new CronJob.
@@ -55,51 +48,26 @@ pub fn validate_update(old: &CronJob, new: &CronJob) -> admission::Verdict {
 
 /// Checks the deletion of a CronJob. The API server asks only once DELETE is added to
 /// the webhook's operations, as `config/webhook/kustomization.yaml` shows.
-pub fn validate_delete(cron_job: &CronJob) -> admission::Verdict {
+pub fn validate_delete(cron_job: &CronJob) -> Result<(), String> {
     debug!(name = %cron_job.name_any(), "validating the deletion of a CronJob");
     // TODO(user): what must hold before a CronJob may be deleted.
     Ok(())
 }
 
-/// `POST /validate-batch-example-com-v1-cronjob`: the validating webhook.
-pub async fn validate(body: Bytes) -> Response {
-    let review = admission::validate(&body, validate_create, validate_update, validate_delete);
-    super::json(&review)
-}
 // +rsbuilder:scaffold:webhook-functions
 
 #[cfg(test)]
 mod tests {
-    use serde_json::{Value, json};
+    use serde_json::Value;
+
+    use rsbuilder_runtime::webhook::testing::{admission_review, admit};
 
     use crate::api::batch::v1::cron_job as kind;
-    use crate::webhooks;
 
-    /// Posts an AdmissionReview, as the API server sends it, to the webhook at `path`.
+    /// The answer of the webhook at `path` to an AdmissionReview, as the API server sends it.
     async fn call(path: &str, operation: &str, object: Value, old_object: Value) -> Value {
-        let review = json!({
-            "apiVersion": "admission.k8s.io/v1",
-            "kind": "AdmissionReview",
-            "request": {
-                "uid": "705ab4f5-6393-11e8-b7cc-42010a800002",
-                "kind": {"group": "batch.example.com", "version": "v1", "kind": "CronJob"},
-                "resource": {"group": "batch.example.com", "version": "v1", "resource": "cronjobs"},
-                "name": "sample",
-                "namespace": "default",
-                "operation": operation,
-                "userInfo": {"username": "kubernetes-admin", "groups": ["system:masters"]},
-                "object": object,
-                "oldObject": old_object,
-                "dryRun": false
-            }
-        });
-        let router = webhooks::router(webhooks::Limits::default());
-        let (status, answer) = webhooks::send(router, path, review.to_string()).await;
-        assert_eq!(status, 200);
-        assert_eq!(answer["kind"], "AdmissionReview", "{answer}");
-        let response = answer["response"].clone();
-        assert_eq!(response["uid"], "705ab4f5-6393-11e8-b7cc-42010a800002");
-        response
+        let review = admission_review::<kind::CronJob>(operation, object, old_object);
+        admit(crate::webhooks::routes(), path, review).await
     }
 
     /// A CronJob, as JSON.
@@ -155,7 +123,9 @@ mod tests {
         assert_eq!(answer["allowed"], true, "{answer}");
         let patch: Vec<u8> = serde_json::from_value(answer["patch"].clone()).expect("a patch");
         let patch: Value = serde_json::from_slice(&patch).expect("a JSON patch");
-        let added = json!([{"op": "add", "path": "/spec/foo", "value": super::DEFAULT_FOO}]);
+        let added = serde_json::json!([
+            {"op": "add", "path": "/spec/foo", "value": super::DEFAULT_FOO}
+        ]);
         assert_eq!(patch, added);
         let answer = call(path, "CREATE", object(), Value::Null).await;
         assert_eq!(answer["allowed"], true, "{answer}");
@@ -168,7 +138,7 @@ mod tests {
     async fn the_defaulting_webhook_keeps_fields_it_does_not_know() {
         let path = "/mutate-batch-example-com-v1-cronjob";
         let mut sent = object();
-        sent["spec"]["fieldOfANewerVersion"] = json!({"kept": true});
+        sent["spec"]["fieldOfANewerVersion"] = serde_json::json!({"kept": true});
         let answer = call(path, "CREATE", sent, Value::Null).await;
         assert_eq!(answer["allowed"], true, "{answer}");
         let patch: Vec<u8> = serde_json::from_value(answer["patch"].clone()).unwrap_or_default();
@@ -194,7 +164,7 @@ mod tests {
     async fn the_validating_webhook_refuses_an_empty_foo() {
         let path = "/validate-batch-example-com-v1-cronjob";
         let mut empty = object();
-        empty["spec"]["foo"] = json!("");
+        empty["spec"]["foo"] = serde_json::json!("");
         for (operation, object, old_object) in [
             ("CREATE", empty.clone(), Value::Null),
             ("UPDATE", empty, object()),

@@ -7,48 +7,23 @@
 //! fields with the same serialized name and a compatible type are copied, the others are
 //! marked `TODO(rsbuilder)`: convert them as the versions' meanings require. Nothing is
 //! lost meanwhile: what one version cannot hold is kept in an annotation and restored when
-//! the object is converted back (see [`lossless`]).
+//! the object is converted back (`rsbuilder_runtime::webhook::conversion::spoke_to_hub`).
 
-use serde_json::Value;
+use rsbuilder_runtime::webhook::conversion::Spoke;
 
 use super::cron_job as spoke;
 use crate::api::batch::v1::cron_job as hub;
-use crate::webhooks::conversion::{ConversionError, Read, from_json, to_json};
-use crate::webhooks::lossless::lossless;
 
-/// Keeps the values of v1beta1 that v1 cannot hold.
-const SPOKE_ANNOTATION: &str = "conversion.rsbuilder.io/cronjob-v1beta1";
-/// Keeps the values of v1 that v1beta1 cannot hold.
-const HUB_ANNOTATION: &str = "conversion.rsbuilder.io/cronjob-v1";
+impl Spoke for spoke::CronJob {
+    type Hub = hub::CronJob;
 
-/// Fails only when the annotation an earlier conversion wrote cannot be read.
-impl TryFrom<spoke::CronJob> for hub::CronJob {
-    type Error = ConversionError;
-
-    fn try_from(object: spoke::CronJob) -> Result<Self, Self::Error> {
-        lossless(object, to_hub, from_hub, SPOKE_ANNOTATION, HUB_ANNOTATION)
+    fn to_hub(self) -> hub::CronJob {
+        to_hub(self)
     }
-}
 
-/// Fails only when the annotation an earlier conversion wrote cannot be read.
-impl TryFrom<hub::CronJob> for spoke::CronJob {
-    type Error = ConversionError;
-
-    fn try_from(object: hub::CronJob) -> Result<Self, Self::Error> {
-        lossless(object, from_hub, to_hub, HUB_ANNOTATION, SPOKE_ANNOTATION)
+    fn from_hub(object: hub::CronJob) -> Self {
+        from_hub(object)
     }
-}
-
-/// A v1beta1 CronJob as the API server sends it, converted to the hub (for `/convert`),
-/// and the fields v1beta1's type does not know.
-pub fn json_to_hub(object: Value) -> Read<hub::CronJob> {
-    let (object, unknown) = from_json::<spoke::CronJob>(object)?;
-    Ok((object.try_into()?, unknown))
-}
-
-/// The hub as a v1beta1 CronJob, as the API server expects it (for `/convert`).
-pub fn hub_to_json(hub: hub::CronJob) -> Result<Value, ConversionError> {
-    to_json(&spoke::CronJob::try_from(hub)?)
 }
 
 /// v1beta1 to v1, field by field.
@@ -130,48 +105,37 @@ fn sample_condition() -> k8s_openapi::apimachinery::pkg::apis::meta::v1::Conditi
 
 #[cfg(test)]
 mod tests {
+    use rsbuilder_runtime::webhook::conversion::{hub_to_spoke, spoke_to_hub};
+    use rsbuilder_runtime::webhook::testing::{
+        assert_edits_survive, assert_hub_round_trip, assert_spoke_round_trip,
+    };
+
     use super::*;
-    use crate::webhooks::lossless::testing::assert_edits_survive;
 
-    type Hub = hub::CronJob;
-    type Spoke = spoke::CronJob;
-
-    fn hub_sample() -> Hub {
+    fn hub_sample() -> hub::CronJob {
         crate::api::batch::v1::cron_job_conversion::sample()
     }
 
     #[test]
     fn v1beta1_survives_a_round_trip_through_the_hub() {
-        let original = sample();
-        let there = Hub::try_from(original.clone()).expect("converts to the hub");
-        let back = Spoke::try_from(there).expect("converts back");
-        assert_eq!(
-            serde_json::to_value(back).ok(),
-            serde_json::to_value(original).ok()
-        );
+        assert_spoke_round_trip(sample());
     }
 
     #[test]
     fn the_hub_survives_a_round_trip_through_v1beta1() {
-        let original = hub_sample();
-        let there = Spoke::try_from(original.clone()).expect("converts to v1beta1");
-        let back = Hub::try_from(there).expect("converts back");
-        assert_eq!(
-            serde_json::to_value(back).ok(),
-            serde_json::to_value(original).ok()
-        );
+        assert_hub_round_trip::<spoke::CronJob>(hub_sample());
     }
 
     /// A client reads the stored object as v1beta1, changes it and writes it back: the
     /// change reaches the hub, and what v1beta1 cannot hold is not lost.
     #[test]
     fn an_edit_through_v1beta1_reaches_the_hub_and_survives_a_round_trip() {
-        assert_edits_survive(hub_sample(), Spoke::try_from, Hub::try_from, to_hub);
+        assert_edits_survive(hub_sample(), hub_to_spoke, spoke_to_hub, to_hub);
     }
 
     /// The other way: an object written as v1beta1 is changed through the hub.
     #[test]
     fn an_edit_through_the_hub_reaches_v1beta1_and_survives_a_round_trip() {
-        assert_edits_survive(sample(), Hub::try_from, Spoke::try_from, from_hub);
+        assert_edits_survive(sample(), spoke_to_hub, hub_to_spoke, from_hub);
     }
 }

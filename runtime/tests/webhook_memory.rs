@@ -1,18 +1,17 @@
-// Copyright Example Inc.
-// SPDX-License-Identifier: Apache-2.0
-
 //! Junk POSTs to the webhooks from many connections at once. The webhook port admits every
 //! source, so what the webhooks hold in request bodies must stay within their budget
-//! (`webhooks::BODIES_IN_FLIGHT`, `--webhook-bodies-in-flight`) however many send.
+//! (`webhook::BODIES_IN_FLIGHT`, `--webhook-bodies-in-flight`) however many send.
 //!
 //! A test binary of its own, with one test: its allocator counts every byte allocated.
 
 use std::sync::Arc;
 
+use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-use project_certs::webhooks::{self, Limits};
+use rsbuilder_runtime::webhook::conversion::{self, ConversionError};
+use rsbuilder_runtime::webhook::{self, CONVERSION_PATH, Limits};
 
 #[path = "support/allocations.rs"]
 mod allocations;
@@ -27,6 +26,10 @@ const BUDGET: usize = 16 * MIB;
 const CONNECTIONS: usize = 64;
 /// Within the limit of every webhook.
 const BODY: usize = 4 * MIB;
+
+fn unchanged(object: Value, _: &str) -> Result<Value, ConversionError> {
+    Ok(object)
+}
 
 /// Sends `BODY` bytes of junk to `path`; the status line of the answer.
 async fn post_junk(addr: std::net::SocketAddr, path: &str, junk: Arc<Vec<u8>>) -> String {
@@ -45,23 +48,24 @@ async fn post_junk(addr: std::net::SocketAddr, path: &str, junk: Arc<Vec<u8>>) -
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn junk_from_many_connections_stays_within_the_budget() {
-    let Some((path, _)) = webhooks::routes().into_iter().next() else {
-        return;
-    };
+    let routes = vec![(
+        CONVERSION_PATH,
+        conversion::handler(&[("example.com", "Widget", unchanged)]),
+    )];
     let limits = Limits {
         in_flight: BUDGET,
         ..Limits::default()
     };
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("a free port");
     let addr = listener.local_addr().expect("a bound address");
-    let router = webhooks::router(limits);
+    let router = webhook::router(routes, limits);
     tokio::spawn(async move { axum::serve(listener, router).await });
     let junk = Arc::new(vec![b'x'; BODY]);
 
     let measure = allocations::Peak::start();
     let mut posts = tokio::task::JoinSet::new();
     for _ in 0..CONNECTIONS {
-        posts.spawn(post_junk(addr, path, junk.clone()));
+        posts.spawn(post_junk(addr, CONVERSION_PATH, junk.clone()));
     }
     while let Some(answer) = posts.join_next().await {
         // Junk is answered (a review that failed, or a request refused), never dropped.

@@ -1,6 +1,3 @@
-// Copyright Example Inc.
-// SPDX-License-Identifier: Apache-2.0
-
 //! An allocator that counts the bytes allocated now and at the peak, for the tests that
 //! measure memory. Each such test binary includes this file and installs it:
 //!

@@ -1,12 +1,12 @@
-// Copyright Example Inc.
-// SPDX-License-Identifier: Apache-2.0
-
-//! The AdmissionReview plumbing of the defaulting and validating webhooks, shared by every
-//! kind: each kind's module only supplies typed `default` and `validate_*` functions.
+//! The defaulting and validating webhooks: a project's kind supplies typed `default` and
+//! `validate_*` functions, and [`defaulting`] and [`validating`] make them handlers that
+//! speak AdmissionReview.
 //!
 //! Nothing here panics on what the API server (or anyone else) sends: a request that
 //! cannot be read is denied with the reason.
 
+use axum::body::Bytes;
+use axum::routing::{MethodRouter, post};
 use kube::core::admission::{AdmissionRequest, AdmissionResponse, AdmissionReview, Operation};
 use kube::core::{DynamicObject, Resource};
 use serde::Serialize;
@@ -15,6 +15,36 @@ use serde_json::Value;
 
 /// What a validating function decides: `Err` denies the request with its message.
 pub type Verdict = Result<(), String>;
+
+/// The defaulting webhook of `K`: `POST`ed AdmissionReviews are answered with a patch of
+/// what `default` changed ([`mutate`]).
+pub fn defaulting<K>(default: fn(&mut K)) -> MethodRouter
+where
+    K: Resource + Serialize + DeserializeOwned + Send + 'static,
+{
+    post(move |body: Bytes| async move { super::json(&mutate(&body, default)) })
+}
+
+/// [`defaulting`] whose patch also removes what `K` does not read ([`mutate_pruning`]).
+pub fn defaulting_pruning<K>(default: fn(&mut K)) -> MethodRouter
+where
+    K: Resource + Serialize + DeserializeOwned + Send + 'static,
+{
+    post(move |body: Bytes| async move { super::json(&mutate_pruning(&body, default)) })
+}
+
+/// The validating webhook of `K`: `POST`ed AdmissionReviews are answered with the verdict
+/// of `create`, `update` (old object, new object) or `delete` ([`validate`]).
+pub fn validating<K>(
+    create: fn(&K) -> Verdict,
+    update: fn(&K, &K) -> Verdict,
+    delete: fn(&K) -> Verdict,
+) -> MethodRouter
+where
+    K: Resource + Serialize + DeserializeOwned + Send + 'static,
+{
+    post(move |body: Bytes| async move { super::json(&validate(&body, create, update, delete)) })
+}
 
 /// Answers a defaulting (mutating) AdmissionReview: runs `default` on the object and
 /// answers with a JSON patch of what `default` changed. The API server applies the patch to
@@ -26,7 +56,7 @@ pub fn mutate<K>(body: &[u8], default: impl Fn(&mut K)) -> AdmissionReview<Dynam
 where
     K: Resource + Serialize + DeserializeOwned,
 {
-    defaulting(body, default, Unknown::Keep)
+    answer_defaulting(body, default, Unknown::Keep)
 }
 
 /// [`mutate`], whose patch also removes what the type does not read: the object stored is
@@ -35,7 +65,7 @@ pub fn mutate_pruning<K>(body: &[u8], default: impl Fn(&mut K)) -> AdmissionRevi
 where
     K: Resource + Serialize + DeserializeOwned,
 {
-    defaulting(body, default, Unknown::Remove)
+    answer_defaulting(body, default, Unknown::Remove)
 }
 
 /// What a defaulting patch does with what the type does not read.
@@ -45,7 +75,7 @@ enum Unknown {
     Remove,
 }
 
-fn defaulting<K>(
+fn answer_defaulting<K>(
     body: &[u8],
     default: impl Fn(&mut K),
     unknown: Unknown,

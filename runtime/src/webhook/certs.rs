@@ -1,7 +1,7 @@
-{{boilerplate}}//! The webhook server's certificate when the manager issues it itself
+//! The webhook server's certificate when the manager issues it itself
 //! (`--webhook-certs self`, set by `config/default/manager_webhook_patch.yaml`).
 //!
-//! Every replica runs [`run`]: it makes sure the Secret [`SECRET`] in its namespace holds
+//! Every replica runs [`run`] (which [`super::start`] spawns): it makes sure the Secret [`SECRET`] in its namespace holds
 //! a CA and a serving certificate for the webhook Service's DNS names, renews them before
 //! they expire, writes the serving pair where the webhook server reads it
 //! (`--webhook-cert-dir`, read again every few seconds), and injects the CA bundle into
@@ -45,20 +45,17 @@ use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
 use tokio_rustls::rustls::{ClientConfig, RootCertStore};
 use tracing::{info, warn};
 
-use rsbuilder_runtime::server::Readiness;
-use rsbuilder_runtime::shutdown::Shutdown;
-use rsbuilder_runtime::tls::{CERT_FILE, KEY_FILE};
+use crate::server::Readiness;
+use crate::shutdown::Shutdown;
+use crate::tls::{CERT_FILE, KEY_FILE};
 
-/// The field manager of the CA bundles this manager applies.
-pub const FIELD_MANAGER: &str = "{{project_name}}-webhook-certs";
-/// The subject of the CA.
-const CA_NAME: &str = "{{project_name}}-webhook-ca";
 /// The Secret, in the manager's namespace; `config/webhook-certs` lets the manager read
 /// and replace this one only.
 pub const SECRET: &str = "webhook-server-self-cert";
 /// The keys of the Secret: the serving pair as in a `kubernetes.io/tls` Secret, the CA
 /// bundle the webhook configurations get, and the key of the CA that signs.
 pub const CA_BUNDLE_KEY: &str = "ca.crt";
+/// The key of the Secret that holds the CA's private key.
 pub const CA_KEY_KEY: &str = "ca.key";
 /// The ConfigMap, in the manager's namespace, that publishes the CA bundle under
 /// [`CA_BUNDLE_KEY`] for the metrics server's clients.
@@ -80,7 +77,9 @@ pub enum Mode {
 /// life is left, so a replica that misses a renewal has weeks to catch up.
 #[derive(Clone, Copy, Debug)]
 pub struct Lifetimes {
+    /// The CA's.
     pub ca: Duration,
+    /// The serving certificates'.
     pub serving: Duration,
 }
 
@@ -96,17 +95,27 @@ impl Default for Lifetimes {
 /// Everything [`run`] needs to know.
 #[derive(Clone, Debug)]
 pub struct Settings {
+    /// The field manager of the CA bundles this manager applies: `<project>-webhook-certs`.
+    pub field_manager: String,
+    /// The subject of the CA: `<project>-webhook-ca`.
+    pub ca_name: String,
     /// The namespace of the manager, its Secret and the webhook Service.
     pub namespace: String,
+    /// The Secret that keeps the CA and the serving certificate ([`SECRET`]).
     pub secret: String,
+    /// The webhook Service, whose DNS names the serving certificate holds.
     pub service: String,
+    /// The MutatingWebhookConfiguration that gets the CA bundle.
     pub mutating: Option<String>,
+    /// The ValidatingWebhookConfiguration that gets the CA bundle.
     pub validating: Option<String>,
     /// The CRDs that convert through the webhook.
     pub conversion_crds: Vec<String>,
+    /// Where the serving pair is written, which the webhook server reads.
     pub cert_dir: PathBuf,
     /// Where this replica's webhook server listens, to check what it serves.
     pub webhook_addr: SocketAddr,
+    /// How long certificates live.
     pub lifetimes: Lifetimes,
     /// How often the Secret is read again once all is well.
     pub interval: Duration,
@@ -120,16 +129,26 @@ pub struct Settings {
 /// namespace of the webhook Service).
 #[derive(Clone, Debug)]
 pub struct MetricsCert {
+    /// The metrics Service, whose DNS names the certificate holds.
     pub service: String,
+    /// Where the metrics server reads its certificate (`--metrics-cert-dir`).
     pub dir: PathBuf,
 }
 
 impl Settings {
     /// The settings of the manager's flags, with the default lifetimes and delays: the
     /// Secret is read again every minute, and a failure is retried after a second at
-    /// first.
-    pub fn new(namespace: String, service: String, cert_dir: PathBuf, webhook_port: u16) -> Self {
+    /// first. `project` names the CA and the field manager.
+    pub fn new(
+        project: &str,
+        namespace: String,
+        service: String,
+        cert_dir: PathBuf,
+        webhook_port: u16,
+    ) -> Self {
         Self {
+            field_manager: format!("{project}-webhook-certs"),
+            ca_name: format!("{project}-webhook-ca"),
             namespace,
             secret: SECRET.to_string(),
             service,
@@ -163,8 +182,11 @@ pub struct Stored {
     /// The CA that signs now, first, then older CAs that have not expired yet: a replica
     /// may still serve a certificate one of them signed.
     pub ca_bundle: String,
+    /// The private key of the CA that signs now.
     pub ca_key: String,
+    /// The serving certificate.
     pub cert: String,
+    /// The serving certificate's private key.
     pub key: String,
 }
 
@@ -243,10 +265,14 @@ fn due(now: i64, not_before: i64, not_after: i64) -> bool {
 
 /// The subject of the CA: the CA certificate is issued once and signs later serving
 /// certificates, so an issuer built again from it must name the same subject.
-fn ca_params(not_before: i64, lifetime: Duration) -> anyhow::Result<CertificateParams> {
+fn ca_params(
+    ca_name: &str,
+    not_before: i64,
+    lifetime: Duration,
+) -> anyhow::Result<CertificateParams> {
     let mut params = CertificateParams::default();
     let mut name = DistinguishedName::new();
-    name.push(DnType::CommonName, CA_NAME);
+    name.push(DnType::CommonName, ca_name);
     params.distinguished_name = name;
     params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
     params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
@@ -266,9 +292,9 @@ fn validity(
 }
 
 /// A new CA: its certificate and key, as PEM.
-fn issue_ca(now: i64, lifetimes: Lifetimes) -> anyhow::Result<(String, String)> {
+fn issue_ca(now: i64, settings: &Settings) -> anyhow::Result<(String, String)> {
     let key = KeyPair::generate().context("cannot generate the CA's key")?;
-    let cert = ca_params(now, lifetimes.ca)?
+    let cert = ca_params(&settings.ca_name, now, settings.lifetimes.ca)?
         .self_signed(&key)
         .context("cannot sign the CA certificate")?;
     Ok((cert.pem(), key.serialize_pem()))
@@ -277,13 +303,14 @@ fn issue_ca(now: i64, lifetimes: Lifetimes) -> anyhow::Result<(String, String)> 
 /// A serving certificate for `dns_names`, signed by the CA whose key is `ca_key`.
 fn issue_serving(
     now: i64,
-    lifetimes: Lifetimes,
+    settings: &Settings,
     dns_names: Vec<String>,
     ca_key: &str,
 ) -> anyhow::Result<(String, String)> {
     let ca_key = KeyPair::from_pem(ca_key).context("the CA key in the Secret is not PEM")?;
     // Only the subject and the key identifier of the issuer go into the certificate.
-    let issuer = Issuer::new(ca_params(now, lifetimes.ca)?, ca_key);
+    let lifetimes = settings.lifetimes;
+    let issuer = Issuer::new(ca_params(&settings.ca_name, now, lifetimes.ca)?, ca_key);
     let mut params =
         CertificateParams::new(dns_names).context("the Service's DNS names are invalid")?;
     params.distinguished_name = DistinguishedName::new();
@@ -315,8 +342,8 @@ pub fn renewal(
         .as_ref()
         .map(|(stored, blocks)| (*stored, blocks.as_slice()))
     else {
-        let (ca_bundle, ca_key) = issue_ca(now, settings.lifetimes)?;
-        let (cert, key) = issue_serving(now, settings.lifetimes, wanted, &ca_key)?;
+        let (ca_bundle, ca_key) = issue_ca(now, settings)?;
+        let (cert, key) = issue_serving(now, settings, wanted, &ca_key)?;
         return Ok(Some(Stored {
             ca_bundle,
             ca_key,
@@ -339,7 +366,7 @@ pub fn renewal(
     let mut ca_bundle = current_pem.clone();
     let mut new_ca = false;
     if due(now, ca.not_before, ca.not_after) {
-        let (cert, key) = issue_ca(now, settings.lifetimes)?;
+        let (cert, key) = issue_ca(now, settings)?;
         kept.insert(0, current_pem.clone());
         ca_key = key;
         ca_bundle = cert;
@@ -361,7 +388,7 @@ pub fn renewal(
         return Ok(None);
     }
     let (cert, key) = if reissue {
-        issue_serving(now, settings.lifetimes, wanted, &ca_key)?
+        issue_serving(now, settings, wanted, &ca_key)?
     } else {
         (stored.cert.clone(), stored.key.clone())
     };
@@ -453,12 +480,12 @@ pub async fn ensure_secret(
 
 /// Applies `bundle` as the CA of every webhook of this project's configurations and of
 /// its conversion CRDs, where it differs from what they hold; returns how many objects it
-/// patched. Server-side apply with [`FIELD_MANAGER`] owns only the `caBundle` fields: the
+/// patched. Server-side apply with the settings' field manager owns only the `caBundle` fields: the
 /// webhooks are a map keyed by `name`
 /// (https://kubernetes.io/docs/reference/using-api/server-side-apply/#merge-strategy).
 pub async fn inject(client: &Client, settings: &Settings, bundle: &str) -> anyhow::Result<usize> {
     let bundle = ByteString(bundle.as_bytes().to_vec());
-    let params = PatchParams::apply(FIELD_MANAGER).force();
+    let params = PatchParams::apply(&settings.field_manager).force();
     let mut patched = 0;
     if let Some(name) = &settings.mutating {
         let api: Api<MutatingWebhookConfiguration> = Api::all(client.clone());
@@ -468,7 +495,7 @@ pub async fn inject(client: &Client, settings: &Settings, bundle: &str) -> anyho
                 .map(|w| (w.name, w.client_config.ca_bundle))
                 .collect()
         };
-        patched += usize::from(inject_configuration(&api, name, webhooks, &bundle).await?);
+        patched += usize::from(inject_configuration(&api, name, webhooks, &bundle, &params).await?);
     }
     if let Some(name) = &settings.validating {
         let api: Api<ValidatingWebhookConfiguration> = Api::all(client.clone());
@@ -478,7 +505,7 @@ pub async fn inject(client: &Client, settings: &Settings, bundle: &str) -> anyho
                 .map(|w| (w.name, w.client_config.ca_bundle))
                 .collect()
         };
-        patched += usize::from(inject_configuration(&api, name, webhooks, &bundle).await?);
+        patched += usize::from(inject_configuration(&api, name, webhooks, &bundle, &params).await?);
     }
     let crds: Api<CustomResourceDefinition> = Api::all(client.clone());
     for name in &settings.conversion_crds {
@@ -515,6 +542,7 @@ async fn inject_configuration<K>(
     name: &str,
     webhooks: impl FnOnce(K) -> Vec<(String, Option<ByteString>)>,
     bundle: &ByteString,
+    params: &PatchParams,
 ) -> anyhow::Result<bool>
 where
     K: kube::Resource<DynamicType = ()> + Clone + serde::de::DeserializeOwned + std::fmt::Debug,
@@ -540,15 +568,14 @@ where
         "metadata": { "name": name },
         "webhooks": webhooks,
     });
-    let params = PatchParams::apply(FIELD_MANAGER).force();
-    api.patch(name, &params, &Patch::Apply(patch))
+    api.patch(name, params, &Patch::Apply(patch))
         .await
         .with_context(|| format!("cannot inject the CA bundle into {name}"))?;
     Ok(true)
 }
 
 /// Writes the serving pair into `dir` where it differs; the webhook server reads it again
-/// within `rsbuilder_runtime::tls::RELOAD_INTERVAL`.
+/// within `crate::tls::RELOAD_INTERVAL`.
 pub fn write_pair(dir: &Path, stored: &Stored) -> anyhow::Result<bool> {
     write_files(dir, &[(KEY_FILE, &stored.key), (CERT_FILE, &stored.cert)])
 }
@@ -618,7 +645,7 @@ pub async fn sync(client: &Client, settings: &Settings, now: SystemTime) -> anyh
         info!(patched, "injected the CA bundle");
     }
     if let Some(metrics) = &settings.metrics {
-        publish(client, &settings.namespace, &stored.ca_bundle).await?;
+        publish(client, settings, &stored.ca_bundle).await?;
         if write_metrics_pair(now, settings, metrics, &stored)? {
             info!(dir = %metrics.dir.display(), "wrote the metrics certificate");
         }
@@ -633,15 +660,15 @@ pub async fn sync(client: &Client, settings: &Settings, now: SystemTime) -> anyh
 /// Applies `bundle` as [`CA_BUNDLE_KEY`] of the ConfigMap [`METRICS_CA`], creating it the
 /// first time; an apply that changes nothing writes nothing
 /// (https://kubernetes.io/docs/reference/using-api/server-side-apply/).
-pub async fn publish(client: &Client, namespace: &str, bundle: &str) -> anyhow::Result<()> {
-    let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), namespace);
+pub async fn publish(client: &Client, settings: &Settings, bundle: &str) -> anyhow::Result<()> {
+    let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), &settings.namespace);
     let config_map = json!({
         "apiVersion": "v1",
         "kind": "ConfigMap",
         "metadata": { "name": METRICS_CA },
         "data": { CA_BUNDLE_KEY: bundle },
     });
-    let params = PatchParams::apply(FIELD_MANAGER).force();
+    let params = PatchParams::apply(&settings.field_manager).force();
     config_maps
         .patch(METRICS_CA, &params, &Patch::Apply(config_map))
         .await
@@ -653,7 +680,7 @@ pub async fn publish(client: &Client, namespace: &str, bundle: &str) -> anyhow::
 /// or the one there is due, names other hosts, or was signed by a CA that no longer
 /// signs. The CA that signed it is kept beside it, as [`CA_BUNDLE_KEY`], to tell.
 /// Says whether it wrote a new one; the metrics server reads it again within
-/// `rsbuilder_runtime::tls::RELOAD_INTERVAL`.
+/// `crate::tls::RELOAD_INTERVAL`.
 pub fn write_metrics_pair(
     now: SystemTime,
     settings: &Settings,
@@ -680,7 +707,7 @@ pub fn write_metrics_pair(
     }
     std::fs::create_dir_all(&metrics.dir)
         .with_context(|| format!("cannot create {}", metrics.dir.display()))?;
-    let (cert, key) = issue_serving(unix(now), settings.lifetimes, wanted, &stored.ca_key)?;
+    let (cert, key) = issue_serving(unix(now), settings, wanted, &stored.ca_key)?;
     // The key before its certificate, and the CA last: a pass cut short issues again.
     let files = [
         (KEY_FILE, &key),
@@ -750,7 +777,7 @@ mod tests {
     use tokio::net::TcpListener;
 
     use super::*;
-    use rsbuilder_runtime::tls::testing::temp_dir;
+    use crate::tls::testing::temp_dir;
 
     const DAY: Duration = Duration::from_secs(24 * 3600);
     const SECRET_PATH: &str = "/api/v1/namespaces/system/secrets/webhook-server-self-cert";
@@ -863,7 +890,7 @@ mod tests {
                 }
                 Method::PATCH => {
                     assert!(
-                        query.contains(&format!("fieldManager={FIELD_MANAGER}")),
+                        query.contains("fieldManager=project-webhook-certs"),
                         "{query}"
                     );
                     assert!(query.contains("force=true"), "{query}");
@@ -1000,6 +1027,7 @@ mod tests {
             min_backoff: Duration::from_millis(50),
             interval: Duration::from_secs(3600),
             ..Settings::new(
+                "project",
                 "system".into(),
                 "webhook-service".into(),
                 dir.to_path_buf(),
@@ -1041,7 +1069,7 @@ mod tests {
         let stored = ensure_secret(&secrets, settings, now).await?;
         inject(&client, settings, &stored.ca_bundle).await?;
         if let Some(metrics) = &settings.metrics {
-            publish(&client, &settings.namespace, &stored.ca_bundle).await?;
+            publish(&client, settings, &stored.ca_bundle).await?;
             write_metrics_pair(now, settings, metrics, &stored)?;
         }
         write_pair(&settings.cert_dir, &stored)?;
@@ -1171,19 +1199,17 @@ mod tests {
 
     /// A webhook server of the certificate in `dir`, read again every 50 ms, as the
     /// manager runs it.
-    async fn webhook_server(
-        dir: &Path,
-    ) -> anyhow::Result<(SocketAddr, rsbuilder_runtime::shutdown::Trigger)> {
+    async fn webhook_server(dir: &Path) -> anyhow::Result<(SocketAddr, crate::shutdown::Trigger)> {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
-        let config = crate::webhooks::server::Config {
+        let config = super::super::server::Config {
             addr,
             cert_dir: dir.to_path_buf(),
             reload_interval: Duration::from_millis(50),
         };
         let (trigger, shutdown) = Shutdown::channel();
         let router = axum::Router::new();
-        tokio::spawn(crate::webhooks::server::serve_on(
+        tokio::spawn(super::super::server::serve_on(
             listener,
             config,
             router,
@@ -1462,10 +1488,10 @@ mod tests {
         );
 
         // A certificate of another CA, as a stale mount or another issuer would leave.
-        rsbuilder_runtime::tls::testing::write_pair(
+        crate::tls::testing::write_pair(
             &dir,
-            rsbuilder_runtime::tls::testing::CERT_A,
-            rsbuilder_runtime::tls::testing::KEY_A,
+            crate::tls::testing::CERT_A,
+            crate::tls::testing::KEY_A,
         );
         assert!(
             becomes(&ready, false).await,
@@ -1481,10 +1507,10 @@ mod tests {
     async fn a_served_certificate_the_bundle_does_not_trust_is_not_ready() -> anyhow::Result<()> {
         let dir = temp_dir("certs-untrusted");
         // A certificate of another CA, as a stale mount or another issuer would leave.
-        rsbuilder_runtime::tls::testing::write_pair(
+        crate::tls::testing::write_pair(
             &dir,
-            rsbuilder_runtime::tls::testing::CERT_A,
-            rsbuilder_runtime::tls::testing::KEY_A,
+            crate::tls::testing::CERT_A,
+            crate::tls::testing::KEY_A,
         );
         let (addr, _trigger) = webhook_server(&dir).await?;
         let settings = settings(&dir, addr);

@@ -1,4 +1,4 @@
-{{boilerplate}}//! The memory the webhooks give request bodies, all requests together. The webhook port
+//! The memory the webhooks give request bodies, all requests together. The webhook port
 //! admits every source (the API server's address is not known in advance), and each of
 //! the server's connections could otherwise hold a body of the limit: a request waits
 //! until the bytes it declares fit in the budget, and one declaring more than its route

@@ -1,7 +1,7 @@
-{{boilerplate}}//! The HTTPS server of the webhooks. It serves the certificate that cert-manager mounts
-//! (`tls.crt` and `tls.key` in `--webhook-cert-dir`) and picks up a renewed one without a
-//! restart: `rsbuilder_runtime::tls` reads the files again every few seconds and swaps the
-//! certificate when they changed.
+//! The HTTPS server of the webhooks. It serves the certificate in `--webhook-cert-dir`
+//! (`tls.crt` and `tls.key`, where cert-manager's Secret is mounted or [`super::certs`]
+//! writes) and picks up a renewed one without a restart: [`crate::tls`] reads the files
+//! again every few seconds and swaps the certificate when they changed.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -12,20 +12,24 @@ use axum::Router;
 use tokio::net::TcpListener;
 use tracing::warn;
 
-use rsbuilder_runtime::server::Readiness;
-use rsbuilder_runtime::shutdown::Shutdown;
-use rsbuilder_runtime::tls::{self, Certificate};
+use crate::server::Readiness;
+use crate::shutdown::Shutdown;
+use crate::tls::{self, Certificate};
 
 /// Where the webhook server listens and where it finds its certificate.
 #[derive(Clone, Debug)]
 pub struct Config {
+    /// Where the server listens.
     pub addr: SocketAddr,
+    /// The directory of `tls.crt` and `tls.key`.
     pub cert_dir: PathBuf,
     /// How often the certificate files are read again, to pick up a renewal.
     pub reload_interval: Duration,
 }
 
 impl Config {
+    /// Listens on `addr`, serves the certificate in `cert_dir`, and reads it again every
+    /// [`tls::RELOAD_INTERVAL`].
     pub fn new(addr: SocketAddr, cert_dir: PathBuf) -> Self {
         Self {
             addr,
@@ -43,7 +47,7 @@ pub async fn serve(
     ready: Readiness,
     shutdown: Shutdown,
 ) -> anyhow::Result<()> {
-    let listener = rsbuilder_runtime::server::bind("webhook", config.addr).await?;
+    let listener = crate::server::bind("webhook", config.addr).await?;
     serve_on(listener, config, router, ready, shutdown).await
 }
 
@@ -85,8 +89,8 @@ mod tests {
     use axum::routing::get;
 
     use super::*;
-    use rsbuilder_runtime::shutdown::Trigger;
-    use rsbuilder_runtime::tls::testing::{
+    use crate::shutdown::Trigger;
+    use crate::tls::testing::{
         CERT_A, KEY_A, assert_picks_up_a_renewal, serves_within_2s, status, temp_dir, write_pair,
     };
 

@@ -1,6 +1,3 @@
-// Copyright Example Inc.
-// SPDX-License-Identifier: Apache-2.0
-
 //! Conversions that lose nothing: what the target version cannot hold is kept in an
 //! annotation on the converted object, `conversion.rsbuilder.io/<kind>-<version>`, and put
 //! back when the object is converted back ([`lossless`]).
@@ -354,7 +351,7 @@ fn unknown(original: &Value, known: &Value, path: &mut Vec<Step>, out: &mut Vec<
 
 /// Checks of the conversions, for the tests `rsbuilder create webhook --conversion`
 /// generates.
-#[cfg(test)]
+#[cfg(any(test, feature = "testing"))]
 pub mod testing {
     use super::*;
 
