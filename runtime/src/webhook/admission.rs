@@ -48,7 +48,7 @@ where
 
 /// Answers a defaulting (mutating) AdmissionReview: runs `default` on the object and
 /// answers with a JSON patch of what `default` changed. The API server applies the patch to
-/// the object as it sent it (https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#response),
+/// the object as it sent it (<https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#response>),
 /// so fields the type does not know (from a newer CRD, during a rolling upgrade) and values
 /// the type writes differently stay as they were: controller-runtime's defaulter keeps
 /// them too, unless asked to remove them ([`mutate_pruning`]).

@@ -482,7 +482,7 @@ pub async fn ensure_secret(
 /// its conversion CRDs, where it differs from what they hold; returns how many objects it
 /// patched. Server-side apply with the settings' field manager owns only the `caBundle` fields: the
 /// webhooks are a map keyed by `name`
-/// (https://kubernetes.io/docs/reference/using-api/server-side-apply/#merge-strategy).
+/// (<https://kubernetes.io/docs/reference/using-api/server-side-apply/#merge-strategy>).
 pub async fn inject(client: &Client, settings: &Settings, bundle: &str) -> anyhow::Result<usize> {
     let bundle = ByteString(bundle.as_bytes().to_vec());
     let params = PatchParams::apply(&settings.field_manager).force();
@@ -659,7 +659,7 @@ pub async fn sync(client: &Client, settings: &Settings, now: SystemTime) -> anyh
 
 /// Applies `bundle` as [`CA_BUNDLE_KEY`] of the ConfigMap [`METRICS_CA`], creating it the
 /// first time; an apply that changes nothing writes nothing
-/// (https://kubernetes.io/docs/reference/using-api/server-side-apply/).
+/// (<https://kubernetes.io/docs/reference/using-api/server-side-apply/>).
 pub async fn publish(client: &Client, settings: &Settings, bundle: &str) -> anyhow::Result<()> {
     let config_maps: Api<ConfigMap> = Api::namespaced(client.clone(), &settings.namespace);
     let config_map = json!({

@@ -46,13 +46,13 @@ use crate::manager::Manager;
 pub const CONVERSION_PATH: &str = "/convert";
 
 /// The largest AdmissionReview the admission webhooks read. An UPDATE carries the object
-/// and its old version (https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#request),
+/// and its old version (<https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#request>),
 /// each up to etcd's default request limit of 1.5 MiB; controller-runtime reads up to 7 MiB.
 pub const ADMISSION_BODY_LIMIT: usize = 7 * 1024 * 1024;
 
 /// The default largest ConversionReview the conversion webhook reads: the API server
 /// converts every object of a LIST in one review
-/// (https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definition-versioning/#webhook-request-and-response),
+/// (<https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definition-versioning/#webhook-request-and-response>),
 /// and 32 MiB holds 10,000 objects of 3 KiB. Clients list in pages of 500 by default.
 pub const CONVERSION_BODY_LIMIT: usize = 32 * 1024 * 1024;
 

@@ -37,7 +37,7 @@ pub async fn send(router: Router, path: &str, body: String) -> (StatusCode, Valu
 }
 
 /// An AdmissionReview about an object of `K`, as the API server sends it
-/// (https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#request):
+/// (<https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#request>):
 /// `object` is `null` for a DELETE, `old_object` for a CREATE. The request is named and
 /// namespaced as the object (or the old one) is.
 pub fn admission_review<K: Resource<DynamicType = ()>>(
@@ -210,7 +210,7 @@ pub fn assert_an_unknown_version_fails(samples: &[Value], convert: Convert) {
 
 /// What a version cannot hold is kept in an annotation; one that cannot be read fails
 /// the review (`result.status: Failure` with the reason, as the ConversionReview
-/// contract has it: https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definition-versioning/#response),
+/// contract has it: <https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definition-versioning/#response>),
 /// never a silent loss of the values it kept.
 pub fn assert_an_unreadable_annotation_fails_the_review(samples: &[Value], convert: Convert) {
     for target in samples {

@@ -2,8 +2,10 @@
 //! rewrites `apiVersion` ("Versions in CustomResourceDefinitions", Kubernetes docs), so a
 //! field one served version has and another lacks is pruned when an object passes
 //! through the other, and a field whose type changed cannot be read back. With a
-//! conversion webhook, the conversion code must map or stash what differs: rsbuilder's
-//! generated conversions stash it (`lossless`); hand-written ones are read for the field.
+//! conversion webhook, the conversion code must map or stash what differs: a spoke whose
+//! conversion implements the runtime's `Spoke` is stashed by the runtime
+//! (`rsbuilder_runtime::webhook::conversion`, as projects from before the runtime stashed
+//! with their own `lossless`); hand-written ones are read for the field.
 //!
 //! A storage version that moved since the last commit (when the project is a git
 //! repository) without a conversion webhook is an error: objects already stored in the
@@ -282,7 +284,8 @@ impl Conversion {
                     ));
                 }
                 Some(Some(text)) => {
-                    let stashes = text.matches("lossless(").count() >= 2;
+                    let stashes =
+                        text.contains("impl Spoke for") || text.matches("lossless(").count() >= 2;
                     let snake = heck::ToSnakeCase::to_snake_case(name);
                     if !stashes && !text.contains(name) && !text.contains(&snake) {
                         return Some(format!(
@@ -297,7 +300,7 @@ impl Conversion {
 
     fn hint(&self) -> &'static str {
         if self.webhook {
-            "map the field in the version's conversion, or keep the generated `lossless` stash"
+            "map the field in the version's conversion, or keep its generated `impl Spoke`, through which the runtime stashes what a version cannot hold"
         } else {
             "add the field to every served version, or a conversion webhook (`rsbuilder create webhook --conversion`)"
         }
