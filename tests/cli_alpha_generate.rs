@@ -196,12 +196,7 @@ fn a_project_from_before_the_runtime_crate_gets_the_new_layout_with_its_types() 
     let input = work.path().join("old");
     let golden = repo_root().join("testdata/project-v1");
     copy_tree(&golden, &input);
-    let cargo: String = read(&input, "Cargo.toml")
-        .lines()
-        .filter(|line| !line.starts_with("rsbuilder-runtime ="))
-        .map(|line| format!("{line}\n"))
-        .collect();
-    fs::write(input.join("Cargo.toml"), cargo).unwrap();
+    runtime_copy::drop_dependency(&input);
     let old_helper = "//! The old layout's own copy of the error policy.\n";
     fs::write(input.join("src/controllers/backoff.rs"), old_helper).unwrap();
     fs::write(

@@ -75,12 +75,7 @@ fn a_project_from_before_the_runtime_crate_gets_no_copy_from_generate_manifests(
 
 /// The runtime's version as rsbuilder pins it: `=` and the crate's own version.
 fn pinned() -> String {
-    let manifest = fs::read_to_string(repo_root().join("runtime/Cargo.toml")).unwrap();
-    let version = manifest
-        .lines()
-        .find_map(|line| line.strip_prefix("version = "))
-        .unwrap()
-        .trim_matches('"');
+    let version = runtime_copy::version(&repo_root().join("runtime/Cargo.toml"));
     format!("={version}")
 }
 
@@ -193,13 +188,7 @@ fn edit_runtime_takes_no_other_change_and_needs_the_dependency() {
         "cannot be used with",
     );
     // A project from before the runtime crate does not depend on it: one error, no write.
-    let cargo = read(d, "Cargo.toml");
-    let old: String = cargo
-        .lines()
-        .filter(|line| !line.starts_with("rsbuilder-runtime ="))
-        .map(|line| format!("{line}\n"))
-        .collect();
-    fs::write(d.join("Cargo.toml"), old).unwrap();
+    runtime_copy::drop_dependency(d);
     refused(
         d,
         &["edit", "--runtime", "registry"],

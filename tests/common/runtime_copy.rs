@@ -49,12 +49,7 @@ pub fn digest(project: &Path) -> String {
             hash.update(bytes);
         }
     }
-    let manifest = fs::read_to_string(copy.join("Cargo.toml")).unwrap();
-    let version = manifest
-        .lines()
-        .find_map(|line| line.strip_prefix("version = "))
-        .unwrap()
-        .trim_matches('"');
+    let version = version(&copy.join("Cargo.toml"));
     let hex: String = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
     format!("{DIR} {version} sha256:{hex}\n")
 }
@@ -72,4 +67,27 @@ pub fn write_copy(project: &Path) {
 pub fn copy_golden(name: &str, to: &Path) {
     copy_tree(&repo_root().join("testdata").join(name), to);
     write_copy(to);
+}
+
+/// The package version a crate's manifest declares.
+pub fn version(manifest: &Path) -> String {
+    fs::read_to_string(manifest)
+        .unwrap()
+        .lines()
+        .find_map(|line| line.strip_prefix("version = "))
+        .expect("a version line")
+        .trim_matches('"')
+        .to_string()
+}
+
+/// Makes the project at `dir` one from before the runtime crate: its Cargo.toml loses
+/// every dependency on it.
+pub fn drop_dependency(dir: &Path) {
+    let cargo: String = fs::read_to_string(dir.join("Cargo.toml"))
+        .unwrap()
+        .lines()
+        .filter(|line| !line.starts_with(&format!("{DIR} =")))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    fs::write(dir.join("Cargo.toml"), cargo).unwrap();
 }
