@@ -11,6 +11,7 @@ pub mod crd;
 pub mod envtest;
 pub mod errors;
 pub mod external;
+pub mod helm;
 pub mod lint;
 pub mod lock;
 pub mod lockfile;

@@ -31,6 +31,9 @@ pub struct Project {
     /// Where `rsbuilder-runtime` comes from; absent means the vendored copy.
     #[serde(default, skip_serializing_if = "RuntimeSource::is_default")]
     pub runtime: RuntimeSource,
+    /// Whether `dist/chart` is kept in step with `config/` (`edit --helm`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub helm: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<Resource>,
 }
@@ -236,6 +239,7 @@ impl Project {
             namespaced,
             webhook_certs,
             runtime,
+            helm: false,
             resources: Vec::new(),
         }
     }

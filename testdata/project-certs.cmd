@@ -8,3 +8,5 @@ rsbuilder create api --group ship --version v2 --kind Frigate
 rsbuilder edit --storage-version v2 --kind Frigate --group ship
 rsbuilder create webhook --group ship --version v2 --kind Frigate --conversion --spoke v1
 rsbuilder create webhook --group ship --version v2 --kind Frigate --defaulting --programmatic-validation
+# The operator as a Helm chart too (dist/chart), made from config/ and kept in step with it.
+rsbuilder edit --helm

@@ -6,3 +6,5 @@ rsbuilder create api --group ship --version v1beta1 --kind Frigate
 rsbuilder create api --group sea-creatures --version v1 --kind Kraken
 # A kind named like a type the generated code uses (it names it `metav1::Condition`).
 rsbuilder create api --group ship --version v1beta1 --kind Condition
+# The operator as a Helm chart too (dist/chart), made from config/ and kept in step with it.
+rsbuilder edit --helm

@@ -11,3 +11,5 @@ rsbuilder create api --group apps --version v1 --kind Deployment --resource=fals
 # CronJob converts between its versions through v1, and v1 has defaulting and validation.
 rsbuilder create webhook --group batch --version v1 --kind CronJob --conversion --spoke v1alpha1,v1beta1
 rsbuilder create webhook --group batch --version v1 --kind CronJob --defaulting --programmatic-validation
+# The operator as a Helm chart too (dist/chart), made from config/ and kept in step with it.
+rsbuilder edit --helm

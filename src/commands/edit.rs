@@ -26,7 +26,7 @@ use crate::scaffold::{DiskTree, Plan, Renderer, Tree};
 use crate::webhook::certs;
 
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("change").required(true).args(["storage_version", "webhook_certs", "runtime"])))]
+#[command(group(ArgGroup::new("change").required(true).args(["storage_version", "webhook_certs", "runtime", "helm"])))]
 pub struct EditArgs {
     /// Make this version the one the API server stores and the controller watches
     #[arg(long, value_name = "VERSION", requires = "kind")]
@@ -44,6 +44,11 @@ pub struct EditArgs {
     /// registry (once the crate is published there)
     #[arg(long, value_enum, conflicts_with_all = ["storage_version", "webhook_certs"])]
     pub runtime: Option<RuntimeSource>,
+    /// Keep a Helm chart of the operator in dist/chart, made from config/ (`--helm=false`
+    /// stops keeping it)
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL",
+          conflicts_with_all = ["storage_version", "webhook_certs", "runtime"])]
+    pub helm: Option<bool>,
 }
 
 /// `--storage-version` and its kind, once clap checked they come together.
@@ -67,7 +72,10 @@ pub fn run(global: &Global, args: EditArgs) -> Result<()> {
         }
         return Ok(());
     }
-    let plan = match (args.webhook_certs, args.storage_version, args.kind) {
+    if let Some(on) = args.helm {
+        return edit_helm(global, &project, on);
+    }
+    let mut plan = match (args.webhook_certs, args.storage_version, args.kind) {
         (Some(mode), _, _) => plan_webhook_certs(&tree, &project, mode)?,
         (None, Some(storage_version), Some(kind)) => {
             let storage = StorageArgs {
@@ -78,10 +86,50 @@ pub fn run(global: &Global, args: EditArgs) -> Result<()> {
             plan(&global.dir, &tree, &project, &storage)?
         }
         _ => bail!(
-            "nothing to edit: pass --storage-version with --kind, --webhook-certs or --runtime"
+            "nothing to edit: pass --storage-version with --kind, --webhook-certs, --runtime or --helm"
         ),
     };
+    // The chart follows config/ as this edit leaves it.
+    if project.helm {
+        plan.extend(crate::helm::plan(&global.dir, &project, &plan)?.plan);
+    }
     write_plan(global, &plan, false)
+}
+
+/// `--helm`: PROJECT records it, the chart is written and the Makefile gets its targets.
+/// `--helm=false`: PROJECT records it; the chart stays, the user's to delete or keep.
+fn edit_helm(global: &Global, project: &Project, on: bool) -> Result<()> {
+    if project.helm == on {
+        global.out.say(if on {
+            "the project already has a Helm chart (dist/chart); `rsbuilder generate helm` refreshes it"
+        } else {
+            "the project has no Helm chart; nothing to do"
+        });
+        return Ok(());
+    }
+    let mut updated = project.clone();
+    updated.helm = on;
+    let mut plan = Plan::new();
+    plan.generate(project::FILE, updated.to_yaml());
+    if on {
+        let renderer = Renderer::new()?;
+        let context = serde_json::json!({ "name": project.project_name });
+        plan.insert(
+            "Makefile",
+            "make-targets",
+            renderer.render("helm/fragments/make_targets.hbs", &context)?,
+        );
+        let chart = crate::helm::plan(&global.dir, &updated, &plan)?;
+        plan.extend(chart.plan);
+    }
+    write_plan(global, &plan, false)?;
+    if !on && global.dir.join(crate::helm::DIR).exists() && !global.dry_run {
+        global.out.say(&format!(
+            "\n{dir}/ is no longer kept in step with config/: delete it (`git rm -r {dir}`), or keep it as your own.",
+            dir = crate::helm::DIR
+        ));
+    }
+    Ok(())
 }
 
 /// PROJECT with the new source, and the project's runtime taken from it: the copy is

@@ -69,6 +69,7 @@ fn access(command: &Command, global: &Global) -> Option<(PathBuf, Access)> {
         Command::Generate(G::Rbac(args)) => writes(args.check),
         Command::Generate(G::Webhooks(args)) => writes(args.check),
         Command::Generate(G::Runtime(args)) => writes(args.check),
+        Command::Generate(G::Helm(args)) => writes(args.check),
         Command::Generate(G::Manifests(args)) => writes(args.check),
         // It writes only into a new directory of its own; the project is its input.
         Command::Alpha(alpha::AlphaCommand::Generate(args)) => {

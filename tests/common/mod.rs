@@ -317,6 +317,25 @@ pub fn tool(name: &str) -> PathBuf {
     in_venv
 }
 
+/// helm: `HELM` (`.ci/run` sets it to the helm it built from source), else helm on PATH.
+pub fn helm() -> PathBuf {
+    if let Some(path) = std::env::var_os("HELM").filter(|p| !p.is_empty()) {
+        return PathBuf::from(path);
+    }
+    let on_path = Command::new("helm")
+        .arg("version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    assert!(
+        on_path.is_ok_and(|s| s.success()),
+        "helm is not installed: run .ci/run (it builds helm from its Go module and sets HELM), \
+         or `GOBIN=~/.cache/rsbuilder/helm/v4.3.2 go install helm.sh/helm/v4/cmd/helm@v4.3.2` \
+         and set HELM=~/.cache/rsbuilder/helm/v4.3.2/helm"
+    );
+    PathBuf::from("helm")
+}
+
 /// `kubectl kustomize dir`'s output; panics with kustomize's error.
 pub fn kustomize(dir: &Path) -> String {
     let out = Command::new("kubectl")

@@ -2,6 +2,7 @@
 //! PROJECT. Each generator only plans; [`finish`] checks or writes, the same way for all.
 
 pub mod crds;
+pub mod helm;
 pub mod rbac;
 pub mod runtime;
 pub mod webhooks;
@@ -39,7 +40,12 @@ pub enum GenerateCommand {
         rsbuilder generate runtime               # after upgrading rsbuilder\n  \
         rsbuilder generate runtime --check       # in CI: fail when the copy was edited or is older")]
     Runtime(runtime::RuntimeArgs),
-    /// CRDs, RBAC, webhook manifests and the runtime copy in one pass, written together or not at all
+    /// Write dist/chart, the operator's Helm chart, from what kustomize renders of config/default
+    #[command(after_help = "Examples:\n  \
+        rsbuilder generate helm                  # config/ -> dist/chart (after `rsbuilder edit --helm`)\n  \
+        rsbuilder generate helm --check          # in CI: fail when the chart is stale")]
+    Helm(helm::HelmArgs),
+    /// CRDs, RBAC, webhook manifests, the runtime copy and the chart in one pass, written together or not at all
     #[command(after_help = "Examples:\n  \
         rsbuilder generate manifests             # what `make manifests` runs\n  \
         rsbuilder generate manifests --check     # in CI: fail when a committed manifest is stale")]
@@ -76,6 +82,10 @@ pub fn run(global: &Global, command: GenerateCommand) -> Result<()> {
             let planned = runtime::plan(global)?;
             finish(global, planned, args.check, "generate runtime")
         }
+        GenerateCommand::Helm(args) => {
+            let planned = helm::plan(global, &Plan::new())?;
+            finish(global, planned, args.check, "generate helm")
+        }
         GenerateCommand::Manifests(args) => {
             // Only `generate crds` and `generate rbac` take paths outside a project.
             let project = Project::load(&global.dir)?;
@@ -89,6 +99,11 @@ pub fn run(global: &Global, command: GenerateCommand) -> Result<()> {
                 || global.dir.join(crate::runtime_crate::DIR).is_dir()
             {
                 planned.extend(runtime::plan(global)?);
+            }
+            // The chart is made from config/ as this same pass leaves it.
+            if project.helm {
+                let chart = crate::helm::plan(&global.dir, &project, &planned.plan)?;
+                planned.extend(chart);
             }
             finish(global, planned, args.check, "generate manifests")
         }
@@ -107,7 +122,7 @@ pub struct Generated {
 }
 
 impl Generated {
-    fn extend(&mut self, other: Generated) {
+    pub fn extend(&mut self, other: Generated) {
         self.plan.extend(other.plan);
         self.stale.extend(other.stale);
         self.output_dir = self.output_dir.take().or(other.output_dir);
