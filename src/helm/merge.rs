@@ -56,16 +56,20 @@ pub fn fold(node: &mut Node, off: &Value, on: &Value, cond: &str) {
 /// The items of `on` in its order, those of `off` matched by identity (a `name`, else the
 /// whole value) and folded, the others gated; items only `off` has stay, gated by `not`.
 fn fold_list(items: Vec<Item>, off: &[Value], on: &[Value], cond: &str) -> Vec<Item> {
-    // The ungated items are `off`'s, in order; the gated ones came from other switches.
+    // The ungated items are `off`'s, in order; the gated ones came from other switches and
+    // keep their place before the ungated item they preceded.
     let mut from_off: Vec<Option<Item>> = Vec::new();
-    let mut others = Vec::new();
+    let mut before: Vec<Vec<Item>> = vec![Vec::new()];
     for item in items {
         if item.gate.is_none() {
             from_off.push(Some(item));
+            before.push(Vec::new());
         } else {
-            others.push(item);
+            before.last_mut().expect("never empty").push(item);
         }
     }
+    // `before[i]` precedes ungated item i; the last group ends the list.
+    let trailing = before.pop().unwrap_or_default();
     let mut result = Vec::new();
     let mut used = vec![false; off.len()];
     for on_value in on {
@@ -76,6 +80,7 @@ fn fold_list(items: Vec<Item>, off: &[Value], on: &[Value], cond: &str) -> Vec<I
         match matched {
             Some((i, off_value)) => {
                 used[i] = true;
+                result.append(&mut before[i]);
                 if let Some(mut item) = from_off.get_mut(i).and_then(Option::take) {
                     fold(&mut item.node, off_value, on_value, cond);
                     result.push(item);
@@ -88,6 +93,7 @@ fn fold_list(items: Vec<Item>, off: &[Value], on: &[Value], cond: &str) -> Vec<I
         }
     }
     for (i, item) in from_off.into_iter().enumerate() {
+        result.append(&mut before[i]);
         if let Some(mut item) = item {
             if !used[i] {
                 item.gate = Some(format!("if not {cond}"));
@@ -95,7 +101,7 @@ fn fold_list(items: Vec<Item>, off: &[Value], on: &[Value], cond: &str) -> Vec<I
             result.push(item);
         }
     }
-    result.extend(others);
+    result.extend(trailing);
     result
 }
 
@@ -125,6 +131,20 @@ mod tests {
         assert_eq!(
             emit(&node),
             "env:\n- name: A\n  value: a\n{{- if .Values.p }}\n- name: B\n  value: b\n{{- end }}\nvolumes: []\n{{- if .Values.p }}\nextra: x\n{{- end }}\n"
+        );
+    }
+
+    #[test]
+    fn what_one_switch_added_keeps_its_place_when_another_is_folded_in() {
+        let off = yaml("env:\n- name: A\n");
+        let on_p = yaml("env:\n- name: P\n- name: A\n");
+        let on_q = yaml("env:\n- name: A\n- name: Q\n");
+        let mut node = Node::from_value(&off);
+        fold(&mut node, &off, &on_p, ".Values.p");
+        fold(&mut node, &off, &on_q, ".Values.q");
+        assert_eq!(
+            emit(&node),
+            "env:\n{{- if .Values.p }}\n- name: P\n{{- end }}\n- name: A\n{{- if .Values.q }}\n- name: Q\n{{- end }}\n"
         );
     }
 
