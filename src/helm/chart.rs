@@ -427,24 +427,46 @@ fn from_values(node: &mut Node, key: &str, values: &str) {
 
 /// `key`'s mapping with the entries of `values` after its own.
 fn extend_map(node: &mut Node, key: &str, values: &str) {
-    match node.entry_mut(key) {
-        Some(Entry {
-            node: Node::Map { extra, .. },
-            ..
-        }) => *extra = Some(values.into()),
-        _ => node.set(key, Node::Yaml(".".into()), Some(format!("with {values}"))),
-    }
+    extend(node, key, values);
 }
 
 /// `key`'s sequence with the items of `values` after its own.
 fn extend_list(node: &mut Node, key: &str, values: &str) {
-    match node.entry_mut(key) {
-        Some(Entry {
-            node: Node::List { extra, .. },
-            gate: None,
-            ..
-        }) => *extra = Some(values.into()),
-        _ => node.set(key, Node::Yaml(".".into()), Some(format!("with {values}"))),
+    extend(node, key, values);
+}
+
+/// A mapping or sequence at `key` that `values` extends. Where only a switch brings the
+/// key (gated `if SWITCH`), its entries take that gate and the key stands where either the
+/// switch or `values` brings something.
+fn extend(node: &mut Node, key: &str, values: &str) {
+    let Some(entry) = node.entry_mut(key) else {
+        node.set(key, Node::Yaml(".".into()), Some(format!("with {values}")));
+        return;
+    };
+    let switch = match entry.gate.as_deref().map(|g| g.strip_prefix("if ")) {
+        None => None,
+        Some(Some(cond)) if !cond.starts_with("not ") => Some(cond.to_string()),
+        // Removed by a switch, or already extended: a shape this chart does not make.
+        Some(_) => return,
+    };
+    let gate_all = |gate: &mut Option<String>| {
+        if let Some(cond) = &switch {
+            gate.get_or_insert_with(|| format!("if {cond}"));
+        }
+    };
+    match &mut entry.node {
+        Node::Map { entries, extra } => {
+            entries.iter_mut().for_each(|e| gate_all(&mut e.gate));
+            *extra = Some(values.into());
+        }
+        Node::List { items, extra } => {
+            items.iter_mut().for_each(|i| gate_all(&mut i.gate));
+            *extra = Some(values.into());
+        }
+        _ => return,
+    }
+    if let Some(cond) = switch {
+        entry.gate = Some(format!("if or {cond} {values}"));
     }
 }
 
@@ -731,6 +753,24 @@ fn to_value(node: &Node) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_list_only_a_switch_brings_stands_for_the_switch_or_the_values() {
+        let off: Value = crate::yaml::read::from_str("spec: {}").unwrap();
+        let on: Value =
+            crate::yaml::read::from_str("spec:\n  volumes:\n  - name: certs\n").unwrap();
+        let mut node = Node::from_value(&off);
+        merge::fold(&mut node, &off, &on, ".Values.p");
+        extend_list(
+            node.at_mut(&["spec"]).unwrap(),
+            "volumes",
+            ".Values.volumes",
+        );
+        assert_eq!(
+            emit(&node),
+            "spec:\n  {{- if or .Values.p .Values.volumes }}\n  volumes:\n  {{- if .Values.p }}\n  - name: certs\n  {{- end }}\n  {{- with .Values.volumes }}\n  {{- toYaml . | nindent 2 }}\n  {{- end }}\n  {{- end }}\n"
+        );
+    }
 
     #[test]
     fn images_split_into_repository_tag_and_digest() {
