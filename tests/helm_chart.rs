@@ -24,8 +24,6 @@ use std::process::Command;
 use common::*;
 use serde_yaml::Value;
 
-const DOCUMENTED_LABELS: [&str; 2] = ["helm.sh/chart", "app.kubernetes.io/instance"];
-
 /// The golden projects that have a chart.
 fn charted() -> Vec<String> {
     golden_projects()
