@@ -4,7 +4,8 @@
 //! The contract is "one model, two renderings": `helm template` with the chart's default
 //! values renders the objects `kubectl kustomize config/default` renders, and with a part of
 //! config/default switched on (prometheus, network-policy) the chart renders the same
-//! objects as kustomize with that part listed. The only differences allowed are the
+//! objects as kustomize with that part listed, and with `certManager.enabled` flipped the
+//! objects kustomize renders after `rsbuilder edit --webhook-certs`. The only differences allowed are the
 //! documented ones (README, "Installing with Helm"):
 //! - the Namespace object is not in the chart (`helm install --create-namespace` makes it);
 //! - every object carries Helm's labels `helm.sh/chart` and `app.kubernetes.io/instance`,
@@ -221,6 +222,38 @@ fn every_chart_lints_and_renders_what_kustomize_renders() {
             &rendered,
             &format!("{name}, prometheus and network policies on"),
         );
+
+        // The other certificate mode: what `edit --webhook-certs` would make kustomize render.
+        let values = fs::read_to_string(chart.join("values.yaml")).unwrap();
+        if let Some(mode) = values.split("certManager:\n  enabled: ").nth(1) {
+            let cert_manager = mode.starts_with("true");
+            let other = tempfile::tempdir().unwrap();
+            copy_tree(&project, other.path());
+            let flag = if cert_manager { "self" } else { "cert-manager" };
+            ok(&rsbuilder(other.path(), &["edit", "--webhook-certs", flag]));
+            let kustomized = as_the_chart_renders(
+                documents(&kustomize(&other.path().join("config/default"))),
+                true,
+            );
+            let set = format!("certManager.enabled={}", !cert_manager);
+            let rendered = by_key(render(&project, &[&set]));
+            assert_same_objects(&kustomized, &rendered, &format!("{name}, {set}"));
+            // Prometheus is rendered in the project's mode only, and the chart says so.
+            let err = helm(&[
+                "template",
+                "r",
+                chart.to_str().unwrap(),
+                "--set",
+                &set,
+                "--set",
+                "prometheus.enabled=true",
+            ])
+            .expect_err("prometheus in the other certificate mode renders");
+            assert!(
+                err.contains("prometheus.enabled needs certManager.enabled"),
+                "{err}"
+            );
+        }
 
         // What helm renders passes the validator the kustomize output passes.
         let text = helm(&[

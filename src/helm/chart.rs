@@ -39,6 +39,8 @@ pub struct Defaults {
     pub webhook_port: Option<u16>,
     pub prometheus: bool,
     pub network_policy: bool,
+    /// Whether cert-manager issues the webhook certificate, for a project with webhooks.
+    pub cert_manager: Option<bool>,
 }
 
 /// One template of the chart: its path under `templates/` and its text.
@@ -140,9 +142,13 @@ fn gated_objects(renders: &Renders) -> Vec<Object> {
         .iter()
         .map(|base| {
             let mut node = Node::from_value(base);
-            for (switch, on, _) in &renders.switched {
-                if let Some(on) = on.iter().find(|o| identity(o) == identity(base)) {
-                    merge::fold(&mut node, base, on, switch.value);
+            for switched in &renders.switched {
+                let on = switched
+                    .objects
+                    .iter()
+                    .find(|o| identity(o) == identity(base));
+                if let Some(on) = on {
+                    merge::fold(&mut node, base, on, &switched.cond);
                 }
             }
             Object {
@@ -152,12 +158,23 @@ fn gated_objects(renders: &Renders) -> Vec<Object> {
         })
         .collect();
     let base: BTreeSet<_> = renders.base.iter().map(identity).collect();
-    for (switch, on, _) in &renders.switched {
-        for added in on.iter().filter(|o| !base.contains(&identity(o))) {
+    for switched in &renders.switched {
+        let on: BTreeSet<_> = switched.objects.iter().map(identity).collect();
+        for added in switched
+            .objects
+            .iter()
+            .filter(|o| !base.contains(&identity(o)))
+        {
             objects.push(Object {
                 node: Node::from_value(added),
-                gates: vec![switch.value.to_string()],
+                gates: vec![switched.cond.clone()],
             });
+        }
+        // An object the switch takes away is rendered only while it is off.
+        for (object, base) in objects.iter_mut().zip(&renders.base) {
+            if !on.contains(&identity(base)) {
+                object.gates.push(format!("(not {})", switched.cond));
+            }
         }
     }
     objects
@@ -263,7 +280,7 @@ fn manager_defaults(deployment: &Node, renders: &Renders) -> Result<Defaults> {
         renders
             .switched
             .iter()
-            .any(|(s, _, listed)| s.value == value && *listed)
+            .any(|s| s.value == value && s.default)
     };
     Ok(Defaults {
         image_repository,
@@ -299,8 +316,13 @@ fn manager_defaults(deployment: &Node, renders: &Renders) -> Result<Defaults> {
         leader_election: args.iter().any(|a| a == "--leader-elect"),
         metrics_port,
         webhook_port,
-        prometheus: switched_on(".Values.prometheus.enabled"),
-        network_policy: switched_on(".Values.networkPolicy.enabled"),
+        prometheus: switched_on("prometheus.enabled"),
+        network_policy: switched_on("networkPolicy.enabled"),
+        cert_manager: renders
+            .switched
+            .iter()
+            .find(|s| s.value == super::kustomize::CERT_MANAGER)
+            .map(|s| s.default),
     })
 }
 
@@ -445,9 +467,9 @@ fn extend(node: &mut Node, key: &str, values: &str) {
     };
     let switch = match entry.gate.as_deref().map(|g| g.strip_prefix("if ")) {
         None => None,
-        Some(Some(cond)) if !cond.starts_with("not ") => Some(cond.to_string()),
-        // Removed by a switch, or already extended: a shape this chart does not make.
-        Some(_) => return,
+        Some(Some(cond)) => Some(cond.to_string()),
+        // Gated by `with`: already extended.
+        Some(None) => return,
     };
     let gate_all = |gate: &mut Option<String>| {
         if let Some(cond) = &switch {
@@ -466,7 +488,41 @@ fn extend(node: &mut Node, key: &str, values: &str) {
         _ => return,
     }
     if let Some(cond) = switch {
-        entry.gate = Some(format!("if or {cond} {values}"));
+        entry.gate = Some(format!("if or ({cond}) {values}"));
+    }
+}
+
+/// `entry`, rendered where `cond` holds, into the mapping at `key`. Where only a switch
+/// brings that mapping (gated `if SWITCH`), its entries take the switch's gate and the
+/// mapping stands where either holds.
+fn add_entry(node: &mut Node, key: &str, entry: Entry, cond: &str) {
+    let Some(existing) = node.entry_mut(key) else {
+        let ungated = Entry {
+            gate: None,
+            ..entry
+        };
+        let map = Node::Map {
+            entries: vec![ungated],
+            extra: None,
+        };
+        node.set(key, map, Some(format!("if {cond}")));
+        return;
+    };
+    let switch = existing
+        .gate
+        .as_deref()
+        .and_then(|g| g.strip_prefix("if "))
+        .map(String::from);
+    if let Node::Map { entries, .. } = &mut existing.node {
+        if let Some(switch) = &switch {
+            for e in entries.iter_mut() {
+                e.gate.get_or_insert_with(|| format!("if {switch}"));
+            }
+        }
+        entries.push(entry);
+        if let Some(switch) = switch {
+            existing.gate = Some(format!("if or ({switch}) {cond}"));
+        }
     }
 }
 
@@ -531,33 +587,17 @@ fn values_of(
     match kind {
         "CustomResourceDefinition" => {
             object.gates.push(".Values.crd.enabled".into());
-            let keep = Entry {
-                key: "helm.sh/resource-policy".into(),
-                node: Node::string("keep"),
-                gate: None,
-            };
             let meta = object
                 .node
                 .entry_mut("metadata")
                 .map(|e| &mut e.node)
                 .expect("objects have metadata");
-            match meta.entry_mut("annotations") {
-                Some(Entry {
-                    node: Node::Map { entries, .. },
-                    ..
-                }) => entries.push(Entry {
-                    gate: Some("if .Values.crd.keep".into()),
-                    ..keep
-                }),
-                _ => meta.set(
-                    "annotations",
-                    Node::Map {
-                        entries: vec![keep],
-                        extra: None,
-                    },
-                    Some("if .Values.crd.keep".into()),
-                ),
-            }
+            let keep = Entry {
+                key: "helm.sh/resource-policy".into(),
+                node: Node::string("keep"),
+                gate: Some("if .Values.crd.keep".into()),
+            };
+            add_entry(meta, "annotations", keep, ".Values.crd.keep");
             "crd"
         }
         "ServiceAccount" if name == defaults.service_account_name => {
@@ -768,7 +808,7 @@ mod tests {
         );
         assert_eq!(
             emit(&node),
-            "spec:\n  {{- if or .Values.p .Values.volumes }}\n  volumes:\n  {{- if .Values.p }}\n  - name: certs\n  {{- end }}\n  {{- with .Values.volumes }}\n  {{- toYaml . | nindent 2 }}\n  {{- end }}\n  {{- end }}\n"
+            "spec:\n  {{- if or (.Values.p) .Values.volumes }}\n  volumes:\n  {{- if .Values.p }}\n  - name: certs\n  {{- end }}\n  {{- with .Values.volumes }}\n  {{- toYaml . | nindent 2 }}\n  {{- end }}\n  {{- end }}\n"
         );
     }
 

@@ -1,5 +1,6 @@
 //! `config/default` rendered by kustomize, as the chart's templates are made from it: once
-//! with every optional part off, and once per optional part switched on. The renders run
+//! with every optional part off, once per optional part switched on, and once in the other
+//! `--webhook-certs` mode. The renders run
 //! on a copy of `config/` (with what the same command is about to write), so the project
 //! is never touched and a chart planned beside new CRDs shows the new CRDs.
 
@@ -9,6 +10,11 @@ use std::process::Command;
 
 use anyhow::{Context as _, Result, bail};
 use serde_yaml::Value;
+use tempfile::TempDir;
+
+use crate::project::{Project, WebhookCerts};
+use crate::scaffold::{DiskTree, Plan, Renderer};
+use crate::webhook::certs;
 
 /// The directory kustomize renders, relative to the project.
 pub const DEFAULT: &str = "config/default";
@@ -16,7 +22,7 @@ const KUSTOMIZATION: &str = "config/default/kustomization.yaml";
 
 /// A part of `config/default` a user switches on by listing a directory in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Switch {
+pub struct Listed {
     /// The kustomization list that names it.
     pub list: &'static str,
     pub entry: &'static str,
@@ -24,32 +30,87 @@ pub struct Switch {
     pub value: &'static str,
 }
 
-pub const SWITCHES: [Switch; 2] = [
-    Switch {
+pub const LISTED: [Listed; 2] = [
+    Listed {
         list: "components",
         entry: "../prometheus",
-        value: ".Values.prometheus.enabled",
+        value: "prometheus.enabled",
     },
-    Switch {
+    Listed {
         list: "resources",
         entry: "../network-policy",
-        value: ".Values.networkPolicy.enabled",
+        value: "networkPolicy.enabled",
     },
 ];
+
+/// The value that chooses who issues the webhook server's certificate.
+pub const CERT_MANAGER: &str = "certManager.enabled";
+
+/// The objects of one render with a value changed from its default.
+#[derive(Debug)]
+pub struct Switched {
+    /// The chart value (`prometheus.enabled`).
+    pub value: &'static str,
+    /// The value's default.
+    pub default: bool,
+    /// The template condition under which these objects are the ones rendered.
+    pub cond: String,
+    pub objects: Vec<Value>,
+}
 
 /// The objects of every render.
 #[derive(Debug)]
 pub struct Renders {
-    /// Every switch off.
+    /// The project's certificate mode, every listed part off.
     pub base: Vec<Value>,
-    /// Per switch: the objects with it on (the others off), and whether config/default
-    /// lists it now (the value's default).
-    pub switched: Vec<(Switch, Vec<Value>, bool)>,
+    /// Per listed part, the render with it on; and the render in the other certificate
+    /// mode, for a project with webhooks.
+    pub switched: Vec<Switched>,
 }
 
 /// Renders `config/default` of the project at `root`, with the files of `pending`
 /// (paths relative to the project) in place of those on disk.
-pub fn render(root: &Path, pending: &BTreeMap<PathBuf, String>) -> Result<Renders> {
+pub fn render(
+    root: &Path,
+    project: &Project,
+    pending: &BTreeMap<PathBuf, String>,
+) -> Result<Renders> {
+    let copy = copy_project_config(root, pending)?;
+    let kustomization = read_kustomization(copy.path())?;
+    let base = build(copy.path(), &kustomization, None)?;
+    let mut switched = Vec::new();
+    for listed in LISTED {
+        switched.push(Switched {
+            value: listed.value,
+            default: is_listed(&kustomization, listed),
+            cond: format!(".Values.{}", listed.value),
+            objects: build(copy.path(), &kustomization, Some(listed))?,
+        });
+    }
+    if certs::any(project) && root.join(certs::DIR).is_dir() {
+        let other_mode = match project.webhook_certs {
+            WebhookCerts::CertManager => WebhookCerts::SelfIssued,
+            WebhookCerts::SelfIssued => WebhookCerts::CertManager,
+        };
+        let other = copy_project_config(root, pending)?;
+        in_mode(other.path(), project, other_mode)?;
+        let kustomization = read_kustomization(other.path())?;
+        let cert_manager = format!(".Values.{CERT_MANAGER}");
+        switched.push(Switched {
+            value: CERT_MANAGER,
+            default: project.webhook_certs == WebhookCerts::CertManager,
+            cond: match other_mode {
+                WebhookCerts::CertManager => cert_manager,
+                WebhookCerts::SelfIssued => format!("(not {cert_manager})"),
+            },
+            objects: build(other.path(), &kustomization, None)?,
+        });
+    }
+    Ok(Renders { base, switched })
+}
+
+/// A temporary copy of the project's `config/`, with `pending` written over it.
+fn copy_project_config(root: &Path, pending: &BTreeMap<PathBuf, String>) -> Result<TempDir> {
     let copy = tempfile::Builder::new()
         .prefix("rsbuilder-chart-")
         .tempdir()
@@ -57,43 +118,59 @@ pub fn render(root: &Path, pending: &BTreeMap<PathBuf, String>) -> Result<Render
     copy_config(&root.join("config"), &copy.path().join("config"))?;
     for (path, text) in pending {
         if path.starts_with("config") {
-            let to = copy.path().join(path);
-            if let Some(parent) = to.parent() {
-                std::fs::create_dir_all(parent)?;
-            }
-            std::fs::write(&to, text)?;
+            write(copy.path(), path, text)?;
         }
     }
-    let kustomization_path = copy.path().join(KUSTOMIZATION);
-    let text = std::fs::read_to_string(&kustomization_path).with_context(|| {
-        format!("the chart is made from {DEFAULT}, and {KUSTOMIZATION} cannot be read")
-    })?;
-    let kustomization: Value = crate::yaml::read::from_str(&text)
-        .with_context(|| format!("{KUSTOMIZATION} is not YAML"))?;
-    let build = |on: Option<Switch>| -> Result<Vec<Value>> {
-        let mut k = kustomization.clone();
-        for switch in SWITCHES {
-            set_listed(&mut k, switch, Some(switch) == on);
-        }
-        std::fs::write(&kustomization_path, serde_yaml::to_string(&k)?)?;
-        kustomize(&copy.path().join(DEFAULT))
-    };
-    let base = build(None)?;
-    let switched = SWITCHES
-        .iter()
-        .map(|&switch| Ok((switch, build(Some(switch))?, listed(&kustomization, switch))))
-        .collect::<Result<_>>()?;
-    Ok(Renders { base, switched })
+    Ok(copy)
 }
 
-fn listed(kustomization: &Value, switch: Switch) -> bool {
+fn write(root: &Path, path: &Path, text: &str) -> Result<()> {
+    let to = root.join(path);
+    if let Some(parent) = to.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(&to, text).with_context(|| format!("cannot write {}", to.display()))
+}
+
+/// The copy's config/ as `rsbuilder edit --webhook-certs mode` would leave it.
+fn in_mode(copy: &Path, project: &Project, mode: WebhookCerts) -> Result<()> {
+    let mut other = project.clone();
+    other.webhook_certs = mode;
+    let mut plan = Plan::new();
+    certs::plan(&mut plan, &Renderer::new()?, &other, &DiskTree::new(copy))?;
+    for change in plan.resolve(&DiskTree::new(copy), true)? {
+        if change.path.starts_with("config") {
+            write(copy, &change.path, &change.new)?;
+        }
+    }
+    Ok(())
+}
+
+fn read_kustomization(copy: &Path) -> Result<Value> {
+    let text = std::fs::read_to_string(copy.join(KUSTOMIZATION)).with_context(|| {
+        format!("the chart is made from {DEFAULT}, and {KUSTOMIZATION} cannot be read")
+    })?;
+    crate::yaml::read::from_str(&text).with_context(|| format!("{KUSTOMIZATION} is not YAML"))
+}
+
+/// Renders the copy's config/default with only `on` of the listed parts.
+fn build(copy: &Path, kustomization: &Value, on: Option<Listed>) -> Result<Vec<Value>> {
+    let mut k = kustomization.clone();
+    for listed in LISTED {
+        set_listed(&mut k, listed, Some(listed) == on);
+    }
+    std::fs::write(copy.join(KUSTOMIZATION), serde_yaml::to_string(&k)?)?;
+    kustomize(&copy.join(DEFAULT))
+}
+
+fn is_listed(kustomization: &Value, switch: Listed) -> bool {
     kustomization
         .get(switch.list)
         .and_then(Value::as_sequence)
         .is_some_and(|l| l.iter().any(|e| e.as_str() == Some(switch.entry)))
 }
 
-fn set_listed(kustomization: &mut Value, switch: Switch, on: bool) {
+fn set_listed(kustomization: &mut Value, switch: Listed, on: bool) {
     let Some(map) = kustomization.as_mapping_mut() else {
         return;
     };

@@ -70,37 +70,37 @@ fn fold_list(items: Vec<Item>, off: &[Value], on: &[Value], cond: &str) -> Vec<I
     }
     // `before[i]` precedes ungated item i; the last group ends the list.
     let trailing = before.pop().unwrap_or_default();
-    let mut result = Vec::new();
-    let mut used = vec![false; off.len()];
+    // Each item of `on` matched to one of `off`; the unmatched ones are new, and stand
+    // before the next matched item (so `off`'s order, the default render, is kept).
+    let mut on_for: Vec<Option<&Value>> = vec![None; off.len()];
+    let mut new_before: Vec<Vec<Item>> = vec![Vec::new(); off.len() + 1];
+    let mut unmatched = Vec::new();
     for on_value in on {
-        let matched = off
-            .iter()
-            .enumerate()
-            .find(|(i, off_value)| !used[*i] && same_item(off_value, on_value));
+        let matched = (0..off.len()).find(|&i| on_for[i].is_none() && same_item(&off[i], on_value));
         match matched {
-            Some((i, off_value)) => {
-                used[i] = true;
-                result.append(&mut before[i]);
-                if let Some(mut item) = from_off.get_mut(i).and_then(Option::take) {
-                    fold(&mut item.node, off_value, on_value, cond);
-                    result.push(item);
-                }
+            Some(i) => {
+                on_for[i] = Some(on_value);
+                new_before[i].append(&mut unmatched);
             }
-            None => result.push(Item {
+            None => unmatched.push(Item {
                 node: Node::from_value(on_value),
                 gate: Some(format!("if {cond}")),
             }),
         }
     }
+    new_before[off.len()].append(&mut unmatched);
+    let mut result = Vec::new();
     for (i, item) in from_off.into_iter().enumerate() {
         result.append(&mut before[i]);
-        if let Some(mut item) = item {
-            if !used[i] {
-                item.gate = Some(format!("if not {cond}"));
-            }
-            result.push(item);
+        result.append(&mut new_before[i]);
+        let Some(mut item) = item else { continue };
+        match (off.get(i), on_for.get(i).copied().flatten()) {
+            (Some(off_value), Some(on_value)) => fold(&mut item.node, off_value, on_value, cond),
+            _ => item.gate = Some(format!("if not {cond}")),
         }
+        result.push(item);
     }
+    result.append(&mut new_before[off.len()]);
     result.extend(trailing);
     result
 }
@@ -145,6 +145,18 @@ mod tests {
         assert_eq!(
             emit(&node),
             "env:\n{{- if .Values.p }}\n- name: P\n{{- end }}\n- name: A\n{{- if .Values.q }}\n- name: Q\n{{- end }}\n"
+        );
+    }
+
+    #[test]
+    fn items_a_switch_removes_keep_their_place() {
+        let off = yaml("env:\n- name: A\n- name: B\n- name: C\n");
+        let on = yaml("env:\n- name: New\n- name: C\n");
+        let mut node = Node::from_value(&off);
+        fold(&mut node, &off, &on, ".Values.p");
+        assert_eq!(
+            emit(&node),
+            "env:\n{{- if not .Values.p }}\n- name: A\n{{- end }}\n{{- if not .Values.p }}\n- name: B\n{{- end }}\n{{- if .Values.p }}\n- name: New\n{{- end }}\n- name: C\n"
         );
     }
 

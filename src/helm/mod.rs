@@ -32,7 +32,13 @@ pub fn plan(root: &Path, project: &Project, pending: &Plan) -> Result<Generated>
         .into_iter()
         .map(|c| (c.path, c.new))
         .collect();
-    let renders = kustomize::render(root, &changed)?;
+    // The project as the same command leaves it (`edit --webhook-certs` changes its mode).
+    let pending_project = match changed.get(Path::new(crate::project::FILE)) {
+        Some(text) => Some(Project::parse(text)?),
+        None => None,
+    };
+    let project = pending_project.as_ref().unwrap_or(project);
+    let renders = kustomize::render(root, project, &changed)?;
     let name = &project.project_name;
     let (templates, defaults) = chart::templates(&renders, &chart::Helpers(name))?;
     let renderer = Renderer::new()?;
@@ -72,6 +78,7 @@ pub fn plan(root: &Path, project: &Project, pending: &Plan) -> Result<Generated>
         "webhook_port": defaults.webhook_port.unwrap_or(9443),
         "prometheus": defaults.prometheus,
         "network_policy": defaults.network_policy,
+        "cert_manager": defaults.cert_manager,
     });
 
     let dir = Path::new(DIR);
@@ -95,6 +102,14 @@ pub fn plan(root: &Path, project: &Project, pending: &Plan) -> Result<Generated>
         );
     }
     let mut written = BTreeSet::new();
+    if defaults.cert_manager.is_some() {
+        let checks = dir.join("templates/checks.yaml");
+        plan.generate(
+            &checks,
+            renderer.render("helm/templates/checks.yaml.hbs", &context)?,
+        );
+        written.insert(checks);
+    }
     for template in templates {
         let path = dir.join("templates").join(&template.path);
         written.insert(path.clone());
