@@ -101,7 +101,7 @@ pub fn run(global: &Global, args: EditArgs) -> Result<()> {
 fn edit_helm(global: &Global, project: &Project, on: bool) -> Result<()> {
     if project.helm == on {
         global.out.say(if on {
-            "the project already has a Helm chart (dist/chart); `rsbuilder generate helm` refreshes it"
+            "the project already has a Helm chart (dist/chart); nothing to do (`rsbuilder generate helm` refreshes it)"
         } else {
             "the project has no Helm chart; nothing to do"
         });
