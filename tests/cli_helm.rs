@@ -321,6 +321,62 @@ fn dry_run_edit_helm_writes_nothing() {
     assert_eq!(snapshot(d), before, "--dry-run wrote");
 }
 
+/// Runs rsbuilder with `KUSTOMIZE` set; expects exit 1 with one line naming `message`, and
+/// the tree untouched. Returns the error.
+#[track_caller]
+fn refused_with_kustomize(d: &Path, kustomize: &str, args: &[&str], message: &str) -> String {
+    let before = snapshot(d);
+    let out = rsbuilder_command(d, args)
+        .env("KUSTOMIZE", kustomize)
+        .output()
+        .unwrap();
+    let err = fails(&out, 1);
+    assert!(err.contains(message), "expected {message:?} in:\n{err}");
+    assert_eq!(err.lines().count(), 1, "one line of error:\n{err}");
+    assert_eq!(snapshot(d), before, "{args:?} changed the tree");
+    err
+}
+
+#[test]
+fn without_kustomize_the_chart_is_one_clear_error_and_nothing_is_written() {
+    let dir = fresh();
+    let d = dir.path();
+    // A command that fails without a word.
+    let err = refused_with_kustomize(d, "false", &["edit", "--helm"], "KUSTOMIZE");
+    assert!(err.contains("`false config/default`"), "{err}");
+    assert!(
+        err.contains("failed (exit status: 1) without saying why"),
+        "{err}"
+    );
+    assert!(err.contains("kubectl kustomize"), "names the fix: {err}");
+    // A command that is not there.
+    let err = refused_with_kustomize(d, "no-such-kustomize", &["edit", "--helm"], "KUSTOMIZE");
+    assert!(err.contains("cannot run `no-such-kustomize`"), "{err}");
+    // kustomize's own error, on one line.
+    let err = refused_with_kustomize(
+        d,
+        "kubectl kustomiz",
+        &["edit", "--helm"],
+        "kustomize cannot render config/default",
+    );
+    assert!(err.contains("unknown command"), "{err}");
+
+    // In a project with a chart, a pass that would change the CRDs writes none of them.
+    ok(&rsbuilder(d, &["edit", "--helm"]));
+    apply(
+        d,
+        &[Edit::Replace(
+            "src/api/batch/v1/cron_job.rs",
+            "pub struct CronJobSpec {",
+            "pub struct CronJobSpec {\n    pub paused: Option<bool>,",
+        )],
+    );
+    refused_with_kustomize(d, "false", &["generate", "manifests"], "KUSTOMIZE");
+    refused_with_kustomize(d, "false", &["generate", "helm"], "KUSTOMIZE");
+    ok(&rsbuilder(d, &["generate", "manifests"]));
+    assert!(read(d, CRD_TEMPLATE).contains("paused:"));
+}
+
 #[test]
 fn edit_storage_version_moves_the_charts_crd_in_the_same_run() {
     let dir = tempfile::tempdir().unwrap();
