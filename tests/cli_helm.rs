@@ -430,3 +430,61 @@ fn edit_storage_version_moves_the_charts_crd_in_the_same_run() {
     assert_eq!(stored(d), "v1");
     ok(&rsbuilder(d, &["generate", "manifests", "--check"]));
 }
+
+#[test]
+fn alpha_generate_replays_the_chart_and_carries_the_users_chart_files_over() {
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("old");
+    runtime_copy::copy_golden("project-v1", &input);
+    assert!(read(&input, "PROJECT").contains("\nhelm: true\n"));
+    let chart_yaml =
+        read(&input, "dist/chart/Chart.yaml").replace("version: 0.1.0", "version: 2.0.0");
+    fs::write(input.join("dist/chart/Chart.yaml"), &chart_yaml).unwrap();
+    let extra = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-extra\n";
+    apply(
+        &input,
+        &[Edit::Write(
+            "dist/chart/templates/extras/configmap.yaml",
+            extra,
+        )],
+    );
+    let args = |dry: bool| {
+        let mut args = vec![
+            "alpha",
+            "generate",
+            "--input-dir",
+            "old",
+            "--output-dir",
+            "new",
+        ];
+        if dry {
+            args.insert(0, "--dry-run");
+        }
+        args
+    };
+    let out = ok(&rsbuilder(work.path(), &args(true)));
+    let last = out.lines().rfind(|l| l.starts_with("would run: "));
+    assert_eq!(last, Some("would run: rsbuilder edit --helm"), "{out}");
+    assert!(
+        out.contains("dist/chart/Chart.yaml and dist/chart/templates/extras"),
+        "{out}"
+    );
+
+    ok(&rsbuilder(work.path(), &args(false)));
+    let new = work.path().join("new");
+    assert!(read(&new, "PROJECT").contains("\nhelm: true\n"));
+    assert!(read(&new, "Makefile").contains("\nhelm-lint:"));
+    let out = ok(&rsbuilder(&new, &["generate", "helm", "--check"]));
+    assert!(out.contains("up to date"), "{out}");
+    // The generated chart is the golden's; the user's files are the user's.
+    let golden = repo_root().join("testdata/project-v1");
+    for file in ["values.yaml", "templates/manager/controller-manager.yaml"] {
+        let file = format!("{CHART}/{file}");
+        assert_eq!(read(&new, &file), read(&golden, &file), "{file}");
+    }
+    assert_eq!(read(&new, "dist/chart/Chart.yaml"), chart_yaml);
+    assert_eq!(
+        read(&new, "dist/chart/templates/extras/configmap.yaml"),
+        extra
+    );
+}
