@@ -488,3 +488,42 @@ fn alpha_generate_replays_the_chart_and_carries_the_users_chart_files_over() {
         extra
     );
 }
+
+/// `make <target>` in `d` with this rsbuilder and the test's helm, and `vars`.
+fn make(d: &Path, target: &str, vars: &[&str]) -> std::process::Output {
+    Command::new("make")
+        .arg(target)
+        .arg(format!("RSBUILDER={}", env!("CARGO_BIN_EXE_rsbuilder")))
+        .arg(format!("HELM={}", helm().display()))
+        .args(vars)
+        .env_remove("IMG")
+        .current_dir(d)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn make_helm_template_renders_the_image_img_names() {
+    let dir = with_chart();
+    let d = dir.path();
+    for (vars, image) in [
+        (&[][..], "controller:latest"),
+        (
+            &["IMG=registry.example.com/team/demo:v1.2.3"],
+            "registry.example.com/team/demo:v1.2.3",
+        ),
+    ] {
+        let out = make(d, "helm-template", vars);
+        assert!(
+            out.status.success(),
+            "{vars:?}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        assert!(
+            stdout(&out).contains(&format!("image: \"{image}\"")),
+            "{vars:?}: {}",
+            stdout(&out)
+        );
+    }
+}
