@@ -489,6 +489,85 @@ fn alpha_generate_replays_the_chart_and_carries_the_users_chart_files_over() {
     );
 }
 
+/// The steps of the generated test workflow's `manifests` job.
+#[allow(clippy::disallowed_methods)] // rsbuilder's own output
+fn manifests_steps(d: &Path) -> Vec<serde_yaml::Value> {
+    let workflow: serde_yaml::Value =
+        serde_yaml::from_str(&read(d, ".github/workflows/test.yml")).unwrap();
+    workflow["jobs"]["manifests"]["steps"]
+        .as_sequence()
+        .expect("the manifests job has steps")
+        .clone()
+}
+
+#[test]
+fn the_ci_workflow_lints_and_renders_the_chart_when_the_project_has_one() {
+    let dir = fresh();
+    let d = dir.path();
+    let steps = manifests_steps(d);
+    let helm_steps: Vec<&serde_yaml::Value> = steps
+        .iter()
+        .filter(|s| {
+            let text = format!("{:?} {:?}", s["uses"], s["run"]);
+            text.contains("helm")
+        })
+        .collect();
+    let uses: Vec<&str> = helm_steps
+        .iter()
+        .filter_map(|s| s["uses"].as_str())
+        .collect();
+    let runs: Vec<&str> = helm_steps
+        .iter()
+        .filter_map(|s| s["run"].as_str())
+        .collect();
+    assert_eq!(uses, ["azure/setup-helm@v4"], "{steps:?}");
+    assert_eq!(runs, ["make helm-lint", "make helm-template"], "{steps:?}");
+    // The helm the chart is tested with here (.ci/run builds it).
+    let ci = fs::read_to_string(repo_root().join(".ci/run")).unwrap();
+    let version = helm_steps[0]["with"]["version"]
+        .as_str()
+        .expect("a pinned helm");
+    assert!(
+        ci.contains(&format!("\nhelm_version={version}\n")),
+        "the workflow installs helm {version}, .ci/run tests with another"
+    );
+    // Each runs only in a project with a chart: the workflow is the same in every project.
+    for step in &helm_steps {
+        assert_eq!(
+            step["if"].as_str(),
+            Some("hashFiles('dist/chart/Chart.yaml') != ''"),
+            "{step:?}"
+        );
+    }
+    // After the manifests are known to be up to date: the chart is made from them.
+    let position = |run: &str| steps.iter().position(|s| s["run"].as_str() == Some(run));
+    assert!(position("make check-manifests") < position("make helm-lint"));
+    let lint = Command::new(tool("actionlint"))
+        .arg(".github/workflows/test.yml")
+        .current_dir(d)
+        .output()
+        .unwrap();
+    assert!(
+        lint.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&lint.stdout),
+        stderr(&lint)
+    );
+
+    // What those steps run works in a project with a chart, with the Makefile's defaults.
+    ok(&rsbuilder(d, &["edit", "--helm"]));
+    for run in runs {
+        let target = run.strip_prefix("make ").expect("a make target");
+        let out = make(d, target, &[]);
+        assert!(
+            out.status.success(),
+            "{run}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+    }
+}
+
 /// `make <target>` in `d` with this rsbuilder and the test's helm, and `vars`.
 fn make(d: &Path, target: &str, vars: &[&str]) -> std::process::Output {
     Command::new("make")
