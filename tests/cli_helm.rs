@@ -606,3 +606,22 @@ fn make_helm_template_renders_the_image_img_names() {
         );
     }
 }
+
+#[test]
+fn edit_helm_on_a_kept_chart_reports_the_templates_it_no_longer_generates() {
+    let dir = with_chart();
+    let d = dir.path();
+    ok(&rsbuilder(d, &["edit", "--helm=false"]));
+    let stray_path = "dist/chart/templates/rbac/old-role.yaml";
+    let stray = read(d, ROLE_TEMPLATE).replace("manager-role", "old-role");
+    fs::write(d.join(stray_path), &stray).unwrap();
+
+    let out = ok(&rsbuilder(d, &["edit", "--helm"]));
+    assert!(
+        out.contains(&format!(
+            "warning: {stray_path} is no longer generated; delete it"
+        )),
+        "{out}"
+    );
+    assert_eq!(read(d, stray_path), stray);
+}
