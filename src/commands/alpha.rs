@@ -87,6 +87,14 @@ fn generate(global: &Global, args: GenerateArgs) -> Result<()> {
             input.display(),
             output.display()
         ));
+        if project.helm {
+            global.out.say(&format!(
+                "would copy the chart's {dir}/Chart.yaml and {dir}/{extras}/ from {}",
+                input.display(),
+                dir = crate::helm::DIR,
+                extras = crate::helm::EXTRAS
+            ));
+        }
         if args.fetch_deps.enabled {
             global.out.say("would create or update Cargo.lock");
         }
@@ -95,7 +103,7 @@ fn generate(global: &Global, args: GenerateArgs) -> Result<()> {
     let existed = output.exists();
     std::fs::create_dir_all(&output)
         .with_context(|| format!("cannot create {}", output.display()))?;
-    let replayed = replay(global, &input, &output, &commands);
+    let replayed = replay(global, &input, &output, &commands, project.helm);
     if replayed.is_err() {
         // Leave no half-built tree behind; an existing (empty) directory stays as it was.
         let _ = std::fs::remove_dir_all(&output);
@@ -118,9 +126,16 @@ fn generate(global: &Global, args: GenerateArgs) -> Result<()> {
     Ok(())
 }
 
-/// Runs the commands in `output`, quietly, then carries the user's files over and
-/// regenerates the manifests from them. Returns how many files were carried over.
-fn replay(global: &Global, input: &Path, output: &Path, commands: &[Vec<String>]) -> Result<usize> {
+/// Runs the commands in `output`, quietly, then carries the user's files over (with
+/// `helm`, the chart's too) and regenerates the manifests from them. Returns how many
+/// files were carried over.
+fn replay(
+    global: &Global,
+    input: &Path,
+    output: &Path,
+    commands: &[Vec<String>],
+    helm: bool,
+) -> Result<usize> {
     let quiet = Global {
         dir: output.to_path_buf(),
         dry_run: false,
@@ -132,7 +147,10 @@ fn replay(global: &Global, input: &Path, output: &Path, commands: &[Vec<String>]
     for args in commands {
         execute(&quiet, args).during(|| format!("replaying `rsbuilder {}`", args.join(" ")))?;
     }
-    let copied = copy_user_sources(input, output)?;
+    let mut copied = copy_user_sources(input, output)?;
+    if helm {
+        copied += copy_chart_files(input, output)?;
+    }
     // The versions the user has built and committed: the new tree starts from them.
     let lock = input.join("Cargo.lock");
     if lock.is_file() {
@@ -227,6 +245,10 @@ fn replay_commands(input: &Path, project: &Project) -> Result<Vec<Vec<String>>> 
         if r.webhooks.defaulting || r.webhooks.validation {
             commands.push(args);
         }
+    }
+    // Last, as a user adds it: the chart is made from config/ as the commands above leave it.
+    if project.helm {
+        commands.push(vec!["edit".into(), "--helm".into()]);
     }
     Ok(commands)
 }
@@ -364,6 +386,43 @@ fn copy_user_sources(input: &Path, output: &Path) -> Result<usize> {
             input.display(),
             to_port.join("\n  ")
         );
+    }
+    Ok(copied)
+}
+
+/// Copies the chart's files that are the user's (`Chart.yaml`, everything under
+/// `templates/extras/`) over the fresh chart. Returns how many.
+fn copy_chart_files(input: &Path, output: &Path) -> Result<usize> {
+    let chart = Path::new(crate::helm::DIR);
+    let mut files = vec![chart.join("Chart.yaml")];
+    let mut dirs = vec![chart.join(crate::helm::EXTRAS)];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(input.join(&dir)) else {
+            continue;
+        };
+        for entry in entries {
+            let entry = entry?;
+            let rel = dir.join(entry.file_name());
+            if entry.file_type()?.is_dir() {
+                dirs.push(rel);
+            } else {
+                files.push(rel);
+            }
+        }
+    }
+    let mut copied = 0;
+    for rel in files {
+        let from = input.join(&rel);
+        if !from.is_file() {
+            continue;
+        }
+        let to = output.join(&rel);
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        std::fs::copy(&from, &to).with_context(|| format!("cannot copy {}", from.display()))?;
+        copied += 1;
     }
     Ok(copied)
 }

@@ -17,6 +17,7 @@ use heck::ToSnakeCase;
 
 use crate::cli::Global;
 use crate::commands::create::{source, sources_with};
+use crate::commands::generate::warn_stale;
 use crate::commands::write_plan;
 use crate::crd::diagnostics::in_file;
 use crate::names;
@@ -90,10 +91,15 @@ pub fn run(global: &Global, args: EditArgs) -> Result<()> {
         ),
     };
     // The chart follows config/ as this edit leaves it.
+    let mut stale = Vec::new();
     if project.helm {
-        plan.extend(crate::helm::plan(&global.dir, &project, &plan)?.plan);
+        let chart = crate::helm::plan(&global.dir, &project, &plan)?;
+        plan.extend(chart.plan);
+        stale = chart.stale;
     }
-    write_plan(global, &plan, false)
+    write_plan(global, &plan, false)?;
+    warn_stale(global, &stale);
+    Ok(())
 }
 
 /// `--helm`: PROJECT records it, the chart is written and the Makefile gets its targets.
@@ -101,7 +107,7 @@ pub fn run(global: &Global, args: EditArgs) -> Result<()> {
 fn edit_helm(global: &Global, project: &Project, on: bool) -> Result<()> {
     if project.helm == on {
         global.out.say(if on {
-            "the project already has a Helm chart (dist/chart); `rsbuilder generate helm` refreshes it"
+            "the project already has a Helm chart (dist/chart); nothing to do (`rsbuilder generate helm` refreshes it)"
         } else {
             "the project has no Helm chart; nothing to do"
         });
@@ -111,6 +117,7 @@ fn edit_helm(global: &Global, project: &Project, on: bool) -> Result<()> {
     updated.helm = on;
     let mut plan = Plan::new();
     plan.generate(project::FILE, updated.to_yaml());
+    let mut stale = Vec::new();
     if on {
         let renderer = Renderer::new()?;
         let context = serde_json::json!({ "name": project.project_name });
@@ -121,8 +128,11 @@ fn edit_helm(global: &Global, project: &Project, on: bool) -> Result<()> {
         );
         let chart = crate::helm::plan(&global.dir, &updated, &plan)?;
         plan.extend(chart.plan);
+        // A chart kept from before: what it holds that config/ no longer makes.
+        stale = chart.stale;
     }
     write_plan(global, &plan, false)?;
+    warn_stale(global, &stale);
     if !on && global.dir.join(crate::helm::DIR).exists() && !global.dry_run {
         global.out.say(&format!(
             "\n{dir}/ is no longer kept in step with config/: delete it (`git rm -r {dir}`), or keep it as your own.",

@@ -211,41 +211,93 @@ fn copy_config(from: &Path, to: &Path) -> Result<()> {
     Ok(())
 }
 
-/// How kustomize is run: `$KUSTOMIZE` (a command, as the Makefile names it), else
-/// `kubectl kustomize`, else `kustomize build`.
-fn command() -> Result<Vec<String>> {
-    if let Ok(line) = std::env::var("KUSTOMIZE")
-        && !line.trim().is_empty()
-    {
-        return Ok(line.split_whitespace().map(String::from).collect());
-    }
-    for candidate in [["kubectl", "kustomize"], ["kustomize", "build"]] {
-        if Command::new(candidate[0])
-            .arg("version")
-            .arg("--client")
-            .output()
-            .is_ok()
+/// How kustomize is run, and where that was decided.
+struct Kustomize {
+    argv: Vec<String>,
+    /// Whether the user chose it with `KUSTOMIZE`.
+    from_env: bool,
+}
+
+impl Kustomize {
+    /// `$KUSTOMIZE` (a command, as the Makefile names it), else `kubectl kustomize`, else
+    /// `kustomize build`.
+    fn find() -> Result<Self> {
+        if let Ok(line) = std::env::var("KUSTOMIZE")
+            && !line.trim().is_empty()
         {
-            return Ok(candidate.map(String::from).to_vec());
+            return Ok(Self {
+                argv: line.split_whitespace().map(String::from).collect(),
+                from_env: true,
+            });
+        }
+        for candidate in [["kubectl", "kustomize"], ["kustomize", "build"]] {
+            if Command::new(candidate[0])
+                .arg("version")
+                .arg("--client")
+                .output()
+                .is_ok()
+            {
+                return Ok(Self {
+                    argv: candidate.map(String::from).to_vec(),
+                    from_env: false,
+                });
+            }
+        }
+        bail!(
+            "the Helm chart is made from what kustomize renders of {DEFAULT}, and neither kubectl nor kustomize is on PATH; install kubectl, or set KUSTOMIZE to the command that runs kustomize"
+        )
+    }
+
+    /// What the user can do when the command itself is at fault.
+    fn fix(&self) -> &'static str {
+        if self.from_env {
+            "set KUSTOMIZE to the command that runs kustomize (e.g. `kubectl kustomize` or `kustomize build`), or unset it to use kubectl from PATH"
+        } else {
+            "install kubectl, or set KUSTOMIZE to the command that runs kustomize"
         }
     }
-    bail!(
-        "the Helm chart is made from what kustomize renders of {DEFAULT}, and neither kubectl nor kustomize is on PATH; install kubectl, or set KUSTOMIZE to the command that runs kustomize"
-    )
+
+    /// Where the command came from, for a message: ` (from KUSTOMIZE)` or nothing.
+    fn origin(&self) -> &'static str {
+        if self.from_env {
+            " (from KUSTOMIZE)"
+        } else {
+            ""
+        }
+    }
 }
 
 fn kustomize(dir: &Path) -> Result<Vec<Value>> {
-    let command = command()?;
-    let out = Command::new(&command[0])
-        .args(&command[1..])
+    let command = Kustomize::find()?;
+    let shown = command.argv.join(" ");
+    let out = match Command::new(&command.argv[0])
+        .args(&command.argv[1..])
         .arg(dir)
         .output()
-        .with_context(|| format!("cannot run {}", command.join(" ")))?;
+    {
+        Ok(out) => out,
+        Err(e) => bail!(
+            "cannot run `{shown}`{origin}: {e}; the Helm chart is made from what kustomize renders of {DEFAULT}: {fix}",
+            origin = command.origin(),
+            fix = command.fix()
+        ),
+    };
     if !out.status.success() {
+        // kustomize's message, on the one line of rsbuilder's.
+        let said = String::from_utf8_lossy(&out.stderr)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        if said.is_empty() {
+            bail!(
+                "`{shown} {DEFAULT}`{origin} failed ({status}) without saying why; the Helm chart is made from what kustomize renders of {DEFAULT}: {fix}",
+                origin = command.origin(),
+                status = out.status,
+                fix = command.fix()
+            );
+        }
         bail!(
-            "kustomize cannot render {DEFAULT} (`{} {DEFAULT}` says: {}); the chart is made from it, so fix that first",
-            command.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
+            "kustomize cannot render {DEFAULT} (`{shown} {DEFAULT}` says: {said}); the chart is made from it, so fix that first"
         );
     }
     let text = String::from_utf8(out.stdout).context("kustomize printed something not UTF-8")?;

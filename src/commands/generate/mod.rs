@@ -129,6 +129,17 @@ impl Generated {
     }
 }
 
+/// Names the files nothing generates any more, for the user to delete (rsbuilder deletes
+/// no files).
+pub fn warn_stale(global: &Global, stale: &[PathBuf]) {
+    for path in stale {
+        global.out.say(&format!(
+            "warning: {} is no longer generated; delete it",
+            path.display()
+        ));
+    }
+}
+
 /// `--check`: fail listing every file that differs, is missing or is stale. Otherwise write
 /// the plan and warn about stale files.
 fn finish(global: &Global, generated: Generated, check: bool, command: &str) -> Result<()> {
@@ -138,12 +149,7 @@ fn finish(global: &Global, generated: Generated, check: bool, command: &str) -> 
             None => DiskTree::new(&global.dir),
         };
         write_plan_to(global, tree, &generated.plan, false)?;
-        for path in &generated.stale {
-            global.out.say(&format!(
-                "warning: {} is no longer generated; delete it",
-                path.display()
-            ));
-        }
+        warn_stale(global, &generated.stale);
         return Ok(());
     }
     let changes = generated.plan.resolve(&DiskTree::new(&global.dir), false)?;
