@@ -263,22 +263,56 @@ fn the_users_chart_files_survive_and_a_stray_template_is_reported_not_deleted() 
 }
 
 #[test]
-fn edit_helm_false_records_it_keeps_the_chart_and_generate_leaves_it_alone() {
-    let dir = with_chart();
+fn edit_helm_false_removes_what_edit_helm_made_and_leaves_what_is_the_users() {
+    let dir = fresh();
     let d = dir.path();
-    let kept = chart(d);
     let makefile = read(d, "Makefile");
+    ok(&rsbuilder(d, &["edit", "--helm"]));
+    // What is the user's: Chart.yaml (edited), an extra template, and a generated file
+    // edited by hand.
+    apply(
+        d,
+        &[
+            Edit::Replace("dist/chart/Chart.yaml", "version: 0.1.0", "version: 0.2.0"),
+            Edit::Write("dist/chart/templates/extras/mine.yaml", "# mine\n"),
+            Edit::Replace("dist/chart/values.yaml", "replicas:", "# mine\nreplicas:"),
+        ],
+    );
+    let chart_yaml = read(d, "dist/chart/Chart.yaml");
+    let values = read(d, "dist/chart/values.yaml");
 
     let out = ok(&rsbuilder(d, &["edit", "--helm=false"]));
     assert!(
-        out.contains("dist/chart/ is no longer kept in step with config/"),
+        out.contains("remove dist/chart/templates/_helpers.tpl"),
+        "{out}"
+    );
+    assert!(
+        out.contains("kept dist/chart/values.yaml: it differs"),
         "{out}"
     );
     assert!(!read(d, "PROJECT").contains("helm"));
-    assert_eq!(chart(d), kept, "the chart changed");
-    assert_eq!(read(d, "Makefile"), makefile, "the Makefile changed");
+    assert_eq!(
+        read(d, "Makefile"),
+        makefile,
+        "the Makefile keeps helm targets"
+    );
+    let left: Vec<_> = chart(d).into_keys().collect();
+    assert_eq!(
+        left,
+        [
+            "Chart.yaml",
+            "templates",
+            "templates/extras",
+            "templates/extras/mine.yaml",
+            "values.yaml"
+        ]
+        .map(std::path::PathBuf::from),
+        "what dist/chart holds after --helm=false"
+    );
+    assert_eq!(read(d, "dist/chart/Chart.yaml"), chart_yaml);
+    assert_eq!(read(d, "dist/chart/values.yaml"), values);
 
-    // config/ moves on; the chart does not.
+    // config/ moves on; nothing touches what is left of the chart.
     apply(
         d,
         &[Edit::Replace(
@@ -287,9 +321,10 @@ fn edit_helm_false_records_it_keeps_the_chart_and_generate_leaves_it_alone() {
             "replicas: 2",
         )],
     );
+    let before = chart(d);
     ok(&rsbuilder(d, &["generate", "manifests"]));
     ok(&rsbuilder(d, &["generate", "manifests", "--check"]));
-    assert_eq!(chart(d), kept, "generate manifests touched the chart");
+    assert_eq!(chart(d), before, "generate manifests touched the chart");
     refused(
         d,
         &["generate", "helm"],
@@ -611,9 +646,10 @@ fn make_helm_template_renders_the_image_img_names() {
 fn edit_helm_on_a_kept_chart_reports_the_templates_it_no_longer_generates() {
     let dir = with_chart();
     let d = dir.path();
+    let stray = read(d, ROLE_TEMPLATE).replace("manager-role", "old-role");
     ok(&rsbuilder(d, &["edit", "--helm=false"]));
     let stray_path = "dist/chart/templates/rbac/old-role.yaml";
-    let stray = read(d, ROLE_TEMPLATE).replace("manager-role", "old-role");
+    fs::create_dir_all(d.join("dist/chart/templates/rbac")).unwrap();
     fs::write(d.join(stray_path), &stray).unwrap();
 
     let out = ok(&rsbuilder(d, &["edit", "--helm"]));
@@ -624,4 +660,71 @@ fn edit_helm_on_a_kept_chart_reports_the_templates_it_no_longer_generates() {
         "{out}"
     );
     assert_eq!(read(d, stray_path), stray);
+}
+
+/// The files below `d` (directories left out: an undone removal may leave one empty).
+fn files(d: &Path) -> std::collections::BTreeMap<std::path::PathBuf, Vec<u8>> {
+    snapshot(d)
+        .into_iter()
+        .filter_map(|(path, bytes)| Some((path, bytes?)))
+        .collect()
+}
+
+/// `edit --helm=false` aborted (as under SIGKILL) before every 5th filesystem operation of
+/// its write: recovery gives back the chart as it was, or the tree without it, never a
+/// part of each; and the next run finishes the job.
+#[test]
+fn edit_helm_false_aborted_at_any_operation_is_undone() {
+    use std::os::unix::process::ExitStatusExt;
+    let seed = with_chart();
+    let old = files(seed.path());
+    let done = tempfile::tempdir().unwrap();
+    copy_tree(seed.path(), done.path());
+    ok(&rsbuilder(done.path(), &["edit", "--helm=false"]));
+    let new = files(done.path());
+    assert_ne!(old, new);
+    let (mut aborted, mut n) = (0, 0);
+    loop {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        copy_tree(seed.path(), d);
+        let out = rsbuilder_command(d, &["edit", "--helm=false"])
+            .env("RSBUILDER_TEST_KILL_AT", n.to_string())
+            .output()
+            .unwrap();
+        if out.status.success() {
+            assert_eq!(files(d), new, "past the last operation");
+            break;
+        }
+        assert_eq!(
+            out.status.signal(),
+            Some(6),
+            "operation {n}: {}",
+            stderr(&out)
+        );
+        aborted += 1;
+        let scratch = tempfile::tempdir().unwrap();
+        copy_tree(d, scratch.path());
+        rsbuilder::scaffold::DiskTree::new(scratch.path())
+            .recover()
+            .unwrap_or_else(|e| panic!("aborted at {n}: recovery failed: {e:#}"));
+        let recovered = files(scratch.path());
+        assert!(
+            recovered == old || recovered == new,
+            "aborted at {n}: a mixed tree: {} files differ from the old, {} from the new",
+            recovered
+                .iter()
+                .filter(|(p, b)| old.get(*p) != Some(*b))
+                .count(),
+            recovered
+                .iter()
+                .filter(|(p, b)| new.get(*p) != Some(*b))
+                .count()
+        );
+        ok(&rsbuilder(d, &["edit", "--helm=false"]));
+        assert_eq!(files(d), new, "the run after the abort at {n}");
+        n += 5;
+        assert!(n < 2000, "the write never finished");
+    }
+    assert!(aborted >= 6, "only {aborted} aborts");
 }

@@ -81,7 +81,7 @@ impl RealWrite {
                 Some(Change {
                     path: path.clone(),
                     old: before,
-                    new: String::from_utf8(bytes.clone()).unwrap(),
+                    new: Some(String::from_utf8(bytes.clone()).unwrap()),
                 })
             })
             .collect();
@@ -235,17 +235,17 @@ fn a_failing_undo_is_reported_and_finished_by_the_next_run() {
         Change {
             path: "a.txt".into(),
             old: Some("old a".into()),
-            new: "new a".into(),
+            new: Some("new a".into()),
         },
         Change {
             path: "deep/er/b.txt".into(),
             old: None,
-            new: "b".into(),
+            new: Some("b".into()),
         },
         Change {
             path: "c.txt".into(),
             old: None,
-            new: "c".into(),
+            new: Some("c".into()),
         },
     ];
     let reset = || {
@@ -380,7 +380,7 @@ proptest! {
         let before = entries(&root);
         let mut disk = DiskTree::new(&root);
         let old = disk.read(&path).ok().flatten();
-        let change = Change { path: path.clone(), old, new: "written".into() };
+        let change = Change { path: path.clone(), old, new: Some("written".into()) };
         match disk.apply(std::slice::from_ref(&change)) {
             Ok(()) => {
                 let written: PathBuf = path.components().filter(|c| *c != std::path::Component::CurDir).collect();
@@ -407,7 +407,7 @@ fn an_output_directory_confines_the_names_below_it() {
     let change = |path: PathBuf| Change {
         path,
         old: None,
-        new: "crd".into(),
+        new: Some("crd".into()),
     };
     let before = entries(sandbox.path());
     for escaping in [

@@ -9,7 +9,7 @@
 //! files `webhook::certs` generates from it. The manager's code serves both modes (the
 //! generated Deployment patch chooses), so the user's code is untouched.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use clap::{ArgGroup, Args};
@@ -23,7 +23,7 @@ use crate::crd::diagnostics::in_file;
 use crate::names;
 use crate::project::{self, Project, Resource, RuntimeSource, WebhookCerts};
 use crate::runtime_crate;
-use crate::scaffold::{DiskTree, Plan, Renderer, Tree};
+use crate::scaffold::{DiskTree, FileAction, Plan, Renderer, Tree};
 use crate::webhook::certs;
 
 #[derive(Debug, Args)]
@@ -117,29 +117,84 @@ fn edit_helm(global: &Global, project: &Project, on: bool) -> Result<()> {
     updated.helm = on;
     let mut plan = Plan::new();
     plan.generate(project::FILE, updated.to_yaml());
+    let renderer = Renderer::new()?;
+    let context = serde_json::json!({ "name": project.project_name });
+    let make_targets = renderer.render("helm/fragments/make_targets.hbs", &context)?;
     let mut stale = Vec::new();
+    let mut kept = Vec::new();
     if on {
-        let renderer = Renderer::new()?;
-        let context = serde_json::json!({ "name": project.project_name });
-        plan.insert(
-            "Makefile",
-            "make-targets",
-            renderer.render("helm/fragments/make_targets.hbs", &context)?,
-        );
+        plan.insert("Makefile", "make-targets", make_targets);
         let chart = crate::helm::plan(&global.dir, &updated, &plan)?;
         plan.extend(chart.plan);
         // A chart kept from before: what it holds that config/ no longer makes.
         stale = chart.stale;
+    } else {
+        kept = plan_removal(global, project, &make_targets, &mut plan)?;
     }
     write_plan(global, &plan, false)?;
     warn_stale(global, &stale);
-    if !on && global.dir.join(crate::helm::DIR).exists() && !global.dry_run {
-        global.out.say(&format!(
-            "\n{dir}/ is no longer kept in step with config/: delete it (`git rm -r {dir}`), or keep it as your own.",
-            dir = crate::helm::DIR
-        ));
+    if !on && !global.dry_run {
+        remove_empty_dirs(&global.dir.join(crate::helm::DIR).join("templates"));
+        for path in &kept {
+            global.out.say(&format!(
+                "kept {}: it differs from what rsbuilder generated; delete it if you no longer need it",
+                path.display()
+            ));
+        }
+        if global.dir.join(crate::helm::DIR).exists() {
+            global.out.say(&format!(
+                "{dir}/Chart.yaml and {dir}/{extras}/ are yours: rsbuilder leaves them",
+                dir = crate::helm::DIR,
+                extras = crate::helm::EXTRAS
+            ));
+        }
     }
     Ok(())
+}
+
+/// `--helm=false`: removes what `--helm` made, where it is still as rsbuilder made it (the
+/// chart's generated files, the Makefile's helm targets). Returns the generated files kept
+/// because they were edited since.
+fn plan_removal(
+    global: &Global,
+    project: &Project,
+    make_targets: &str,
+    plan: &mut Plan,
+) -> Result<Vec<PathBuf>> {
+    let mut kept = Vec::new();
+    if global.dir.join(crate::helm::DIR).is_dir() {
+        let chart = crate::helm::plan(&global.dir, project, &Plan::new()).context(
+            "rsbuilder renders the chart to know which of its files are still as it generated them",
+        )?;
+        for action in chart.plan.actions() {
+            if let FileAction::Generate { path, contents } = action {
+                match std::fs::read_to_string(global.dir.join(path)) {
+                    Ok(text) if text == *contents => plan.remove(path, contents.clone()),
+                    Ok(_) => kept.push(path.clone()),
+                    Err(_) => {}
+                }
+            }
+        }
+    }
+    let makefile = global.dir.join("Makefile");
+    if let Ok(text) = std::fs::read_to_string(&makefile)
+        && text.contains(make_targets)
+    {
+        plan.generate("Makefile", text.replacen(make_targets, "", 1));
+    }
+    Ok(kept)
+}
+
+/// Directories under `dir` (and `dir`) that the removal left empty; best effort.
+fn remove_empty_dirs(dir: &Path) {
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                remove_empty_dirs(&entry.path());
+            }
+        }
+    }
+    let _ = std::fs::remove_dir(dir);
 }
 
 /// PROJECT with the new source, and the project's runtime taken from it: the copy is

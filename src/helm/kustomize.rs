@@ -73,7 +73,7 @@ pub struct Renders {
 pub fn render(
     root: &Path,
     project: &Project,
-    pending: &BTreeMap<PathBuf, String>,
+    pending: &BTreeMap<PathBuf, Option<String>>,
 ) -> Result<Renders> {
     let copy = copy_project_config(root, pending)?;
     let kustomization = read_kustomization(copy.path())?;
@@ -110,15 +110,21 @@ pub fn render(
 }
 
 /// A temporary copy of the project's `config/`, with `pending` written over it.
-fn copy_project_config(root: &Path, pending: &BTreeMap<PathBuf, String>) -> Result<TempDir> {
+fn copy_project_config(
+    root: &Path,
+    pending: &BTreeMap<PathBuf, Option<String>>,
+) -> Result<TempDir> {
     let copy = tempfile::Builder::new()
         .prefix("rsbuilder-chart-")
         .tempdir()
         .context("cannot create a temporary directory for kustomize")?;
     copy_config(&root.join("config"), &copy.path().join("config"))?;
-    for (path, text) in pending {
-        if path.starts_with("config") {
-            write(copy.path(), path, text)?;
+    for (path, text) in pending.iter().filter(|(p, _)| p.starts_with("config")) {
+        match text {
+            Some(text) => write(copy.path(), path, text)?,
+            None => {
+                let _ = std::fs::remove_file(copy.path().join(path));
+            }
         }
     }
     Ok(copy)
@@ -139,8 +145,12 @@ fn in_mode(copy: &Path, project: &Project, mode: WebhookCerts) -> Result<()> {
     let mut plan = Plan::new();
     certs::plan(&mut plan, &Renderer::new()?, &other, &DiskTree::new(copy))?;
     for change in plan.resolve(&DiskTree::new(copy), true)? {
-        if change.path.starts_with("config") {
-            write(copy, &change.path, &change.new)?;
+        if let Some(new) = change
+            .new
+            .as_deref()
+            .filter(|_| change.path.starts_with("config"))
+        {
+            write(copy, &change.path, new)?;
         }
     }
     Ok(())

@@ -27,13 +27,16 @@ pub const EXTRAS: &str = "templates/extras";
 /// Plans the chart of the project at `root` as `pending` (the plan of the same command)
 /// leaves `config/`.
 pub fn plan(root: &Path, project: &Project, pending: &Plan) -> Result<Generated> {
-    let changed: BTreeMap<PathBuf, String> = pending
+    let changed: BTreeMap<PathBuf, Option<String>> = pending
         .resolve(&DiskTree::new(root), false)?
         .into_iter()
         .map(|c| (c.path, c.new))
         .collect();
     // The project as the same command leaves it (`edit --webhook-certs` changes its mode).
-    let pending_project = match changed.get(Path::new(crate::project::FILE)) {
+    let pending_project = match changed
+        .get(Path::new(crate::project::FILE))
+        .and_then(Option::as_ref)
+    {
         Some(text) => Some(Project::parse(text)?),
         None => None,
     };

@@ -41,13 +41,17 @@ impl Kind<'_> {
 /// Rust file binds in the same module.
 pub fn check(changes: &[Change], kind: &Kind) -> Result<()> {
     for change in changes {
-        if change.path.extension().is_none_or(|e| e != "rs") {
+        let Some(new) = change
+            .new
+            .as_deref()
+            .filter(|_| change.path.extension().is_some_and(|e| e == "rs"))
+        else {
             continue;
-        }
+        };
         // Every planned Rust file is either rsbuilder's own or one it registered code in,
         // which had to parse for that: one that does not is refused, not skipped, so that
         // what it would hide (a clash, or nesting that would overflow the stack) is named.
-        let file = crate::syntax::parse_file(&change.new).map_err(|e| {
+        let file = crate::syntax::parse_file(new).map_err(|e| {
             Diagnostic::at(&change.path, e.span(), format!("cannot parse Rust: {e}"))
         })?;
         if let Some((name, how)) = clash_in(&file.items, kind) {
@@ -188,7 +192,7 @@ mod tests {
         Change {
             path: path.into(),
             old: None,
-            new: text.into(),
+            new: Some(text.into()),
         }
     }
 

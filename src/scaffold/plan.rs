@@ -24,6 +24,9 @@ pub enum FileAction {
     /// A structural edit of an existing file (a dependency in `Cargo.toml`, a section
     /// appended once); skipped when the file already says it.
     Edit { path: PathBuf, edit: Edit },
+    /// A generated file rsbuilder no longer keeps: removed while it holds exactly
+    /// `generated` (what rsbuilder writes there), else left to its owner.
+    Remove { path: PathBuf, generated: String },
 }
 
 /// The ordered list of actions of one command. Planning does no IO.
@@ -32,12 +35,13 @@ pub struct Plan {
     actions: Vec<FileAction>,
 }
 
-/// A resolved change: the file's current contents (if any) and what it becomes.
+/// A resolved change: the file's current contents (if any) and what it becomes (`None`:
+/// it is removed).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Change {
     pub path: PathBuf,
     pub old: Option<String>,
-    pub new: String,
+    pub new: Option<String>,
 }
 
 impl Plan {
@@ -79,6 +83,13 @@ impl Plan {
         });
     }
 
+    pub fn remove(&mut self, path: impl Into<PathBuf>, generated: String) {
+        self.actions.push(FileAction::Remove {
+            path: path.into(),
+            generated,
+        });
+    }
+
     /// Appends the actions of `other`, after this plan's own.
     pub fn extend(&mut self, other: Plan) {
         self.actions.extend(other.actions);
@@ -108,6 +119,11 @@ impl Plan {
                     overlay.set(path, contents.clone())?;
                 }
                 FileAction::Generate { path, contents } => overlay.set(path, contents.clone())?,
+                FileAction::Remove { path, generated } => {
+                    if overlay.current(path)?.as_ref() == Some(generated) {
+                        overlay.remove(path)?;
+                    }
+                }
                 FileAction::Insert {
                     path,
                     marker,
@@ -150,27 +166,36 @@ impl Plan {
         Ok(overlay
             .files
             .into_iter()
-            .filter(|(_, (old, new))| old.as_ref() != Some(new))
+            .filter(|(_, (old, new))| old != new)
             .map(|(path, (old, new))| Change { path, old, new })
             .collect())
     }
 }
 
-/// The tree as the plan has changed it so far: path -> (contents on disk, new contents).
+/// The tree as the plan has changed it so far: path -> (contents on disk, new contents,
+/// `None` once removed).
 struct Overlay<'a> {
     tree: &'a dyn Tree,
-    files: BTreeMap<PathBuf, (Option<String>, String)>,
+    files: BTreeMap<PathBuf, (Option<String>, Option<String>)>,
 }
 
 impl Overlay<'_> {
     fn current(&self, path: &Path) -> Result<Option<String>> {
         match self.files.get(path) {
-            Some((_, new)) => Ok(Some(new.clone())),
+            Some((_, new)) => Ok(new.clone()),
             None => self.tree.read(path),
         }
     }
 
     fn set(&mut self, path: &Path, new: String) -> Result<()> {
+        self.put(path, Some(new))
+    }
+
+    fn remove(&mut self, path: &Path) -> Result<()> {
+        self.put(path, None)
+    }
+
+    fn put(&mut self, path: &Path, new: Option<String>) -> Result<()> {
         let old = match self.files.remove(path) {
             Some((old, _)) => old,
             None => self.tree.read(path)?,
@@ -202,7 +227,25 @@ mod tests {
             [Change {
                 path: "a.rs".into(),
                 old: Some("mine".into()),
-                new: "theirs".into()
+                new: Some("theirs".into())
+            }]
+        );
+    }
+
+    #[test]
+    fn a_generated_file_is_removed_only_while_it_holds_what_was_generated() {
+        let t = tree(&[("gen.yaml", "generated"), ("edited.yaml", "mine")]);
+        let mut plan = Plan::new();
+        plan.remove("gen.yaml", "generated".into());
+        plan.remove("edited.yaml", "generated".into());
+        plan.remove("missing.yaml", "generated".into());
+        let changes = plan.resolve(&t, false).unwrap();
+        assert_eq!(
+            changes,
+            [Change {
+                path: "gen.yaml".into(),
+                old: Some("generated".into()),
+                new: None
             }]
         );
     }
@@ -223,7 +266,7 @@ mod tests {
             [Change {
                 path: "b.yaml".into(),
                 old: None,
-                new: "new".into()
+                new: Some("new".into())
             }]
         );
     }
@@ -239,8 +282,8 @@ mod tests {
         assert_eq!(changes.len(), 1);
         assert_eq!(changes[0].old, None);
         assert_eq!(
-            changes[0].new,
-            "resources:\n- a.yaml\n- b.yaml\n# +rsbuilder:scaffold:r\n"
+            changes[0].new.as_deref(),
+            Some("resources:\n- a.yaml\n- b.yaml\n# +rsbuilder:scaffold:r\n")
         );
     }
 

@@ -47,10 +47,10 @@ pub fn print_changes(out: &Output, changes: &[Change], dry_run: bool) {
         return;
     }
     for change in changes {
-        let (verb, code) = if change.old.is_none() {
-            ("create", "32")
-        } else {
-            ("update", "33")
+        let (verb, code) = match (&change.old, &change.new) {
+            (None, _) => ("create", "32"),
+            (Some(_), Some(_)) => ("update", "33"),
+            (Some(_), None) => ("remove", "31"),
         };
         let verb = if dry_run {
             format!("would {verb}")
@@ -74,8 +74,12 @@ fn unified_diff(out: &Output, change: &Change) -> String {
     } else {
         "/dev/null".into()
     };
-    let diff = TextDiff::from_lines(old, &change.new);
-    let mut text = format!("--- {from}\n+++ b/{path}\n");
+    let (new, to) = match &change.new {
+        Some(new) => (new.as_str(), format!("b/{path}")),
+        None => ("", "/dev/null".into()),
+    };
+    let diff = TextDiff::from_lines(old, new);
+    let mut text = format!("--- {from}\n+++ {to}\n");
     for hunk in diff.unified_diff().iter_hunks() {
         text.push_str(&out.paint("36", &hunk.header().to_string()));
         text.push('\n');
@@ -116,7 +120,7 @@ mod tests {
         let change = Change {
             path: "a.txt".into(),
             old: Some("one\ntwo\n".into()),
-            new: "one\nthree\n".into(),
+            new: Some("one\nthree\n".into()),
         };
         assert_eq!(
             unified_diff(&PLAIN, &change),
@@ -129,7 +133,7 @@ mod tests {
         let change = Change {
             path: "n.txt".into(),
             old: None,
-            new: "x".into(),
+            new: Some("x".into()),
         };
         assert_eq!(
             unified_diff(&PLAIN, &change),
@@ -146,7 +150,7 @@ mod tests {
         let change = Change {
             path: "a".into(),
             old: Some("x\n".into()),
-            new: "y\n".into(),
+            new: Some("y\n".into()),
         };
         let diff = unified_diff(&out, &change);
         assert!(

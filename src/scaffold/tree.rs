@@ -128,7 +128,7 @@ impl Tree for DiskTree {
                 Ok(NewFile {
                     rel: self.below_base(&c.path)?,
                     old: c.old.as_deref(),
-                    new: &c.new,
+                    new: c.new.as_deref(),
                 })
             })
             .collect::<Result<Vec<_>>>()?;
@@ -194,7 +194,10 @@ impl Tree for MemTree {
 
     fn apply(&mut self, changes: &[Change]) -> Result<()> {
         for c in changes {
-            self.files.insert(c.path.clone(), c.new.clone());
+            match &c.new {
+                Some(new) => self.files.insert(c.path.clone(), new.clone()),
+                None => self.files.remove(&c.path),
+            };
         }
         Ok(())
     }

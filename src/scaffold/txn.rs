@@ -3,11 +3,13 @@
 //!
 //! 1. **Stage.** A new directory `.rsbuilder-txn.<random>` in the base (created
 //!    exclusively, mode 0700) receives each file's new contents as `<i>`, with the mode
-//!    of the file it replaces, and a hard link (or a copy) of that file as `<i>.old`.
+//!    of the file it replaces, and a hard link (or a copy) of that file as `<i>.old`. A
+//!    file the write removes gets only its `<i>.old`.
 //! 2. **Journal.** `journal` lists the files and the directories to create. Until it
 //!    exists nothing outside the staging directory has changed.
-//! 3. **Commit.** Create the directories, rename each `<i>` over its target, sync the
-//!    directories, rename the journal to `done`: the write is done.
+//! 3. **Commit.** Create the directories, rename each `<i>` over its target (remove the
+//!    targets of removals), sync the directories, rename the journal to `done`: the write
+//!    is done.
 //! 4. **Clean.** Remove the staging directory.
 //!
 //! A failure before the journal is renamed undoes the write ([`undo`]): without a journal,
@@ -45,7 +47,8 @@ pub(crate) struct NewFile<'a> {
     pub rel: PathBuf,
     /// What the plan read there (`None`: the file did not exist).
     pub old: Option<&'a str>,
-    pub new: &'a str,
+    /// What it becomes (`None`: it is removed).
+    pub new: Option<&'a str>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -64,6 +67,9 @@ struct Journal {
 struct JournalFile {
     path: PathBuf,
     replaces: bool,
+    /// The write removes the file: the undo puts `<i>.old` back where nothing stands.
+    #[serde(default)]
+    removes: bool,
     /// SHA-256 of the secret, a NUL and the new contents: the undo touches the target only
     /// while it holds what this run wrote.
     written: String,
@@ -122,7 +128,8 @@ pub(crate) fn write(wall: &Wall, files: &[NewFile<'_>], ops: &mut Ops) -> Result
             .map(|f| JournalFile {
                 path: f.rel.clone(),
                 replaces: f.old.is_some(),
-                written: keyed_hash(&secret, f.new.as_bytes()),
+                removes: f.new.is_none(),
+                written: keyed_hash(&secret, f.new.unwrap_or_default().as_bytes()),
             })
             .collect(),
         secret,
@@ -187,8 +194,14 @@ fn stage(
             }
             keep_old(&target.full, &backup(staging, i), &current, existing, ops).map_err(cannot)?;
         }
+        let Some(contents) = file.new else {
+            if file.old.is_none() {
+                bail!("{shown}: nothing to remove");
+            }
+            continue;
+        };
         let mut new = ops.create_new(&staged(staging, i)).map_err(cannot)?;
-        ops.write(&mut new, file.new.as_bytes()).map_err(cannot)?;
+        ops.write(&mut new, contents.as_bytes()).map_err(cannot)?;
         if let Some(existing) = &target.existing {
             keep_owner_and_mode(&new, existing, ops).map_err(cannot)?;
         }
@@ -271,9 +284,14 @@ fn commit(
         }
         touched.insert(parent(&full));
     }
-    for (i, target) in targets.iter().enumerate() {
-        ops.rename(&staged(staging, i), &target.full)
-            .map_err(|e| anyhow!("cannot write {}: {e}", target.full.display()))?;
+    for (i, (target, file)) in targets.iter().zip(&journal.files).enumerate() {
+        if file.removes {
+            ops.remove_file(&target.full)
+                .map_err(|e| anyhow!("cannot remove {}: {e}", target.full.display()))?;
+        } else {
+            ops.rename(&staged(staging, i), &target.full)
+                .map_err(|e| anyhow!("cannot write {}: {e}", target.full.display()))?;
+        }
         touched.insert(parent(&target.full));
     }
     let touched: Vec<&Path> = touched.iter().map(PathBuf::as_path).collect();
@@ -335,6 +353,17 @@ fn undo(wall: &Wall, staging: &Path, ops: &mut Ops) -> Result<Undone, Vec<String
     let (mut restored, mut removed, mut left) = (Vec::new(), Vec::new(), Vec::new());
     let mut touched = BTreeSet::new();
     for (i, file) in journal.files.iter().enumerate().rev() {
+        if file.removes {
+            match undo_removal(wall, staging, i, file, ops) {
+                Ok(Some(path)) => {
+                    touched.insert(parent(&base.join(&path)));
+                    restored.push(path);
+                }
+                Ok(None) => {}
+                Err(e) => left.push(e),
+            }
+            continue;
+        }
         if exists(&staged(staging, i)) {
             continue; // never renamed: the target is as it was
         }
@@ -427,6 +456,36 @@ fn undo(wall: &Wall, staging: &Path, ops: &mut Ops) -> Result<Undone, Vec<String
         return Err(left);
     }
     Ok(Undone::Reverted { restored, removed })
+}
+
+/// Puts back a file the write removed, from its `<i>.old`, where nothing stands now (a
+/// file there is someone's since: not the undo's to replace). The path it restored.
+fn undo_removal(
+    wall: &Wall,
+    staging: &Path,
+    i: usize,
+    file: &JournalFile,
+    ops: &mut Ops,
+) -> Result<Option<PathBuf>, String> {
+    let old = backup(staging, i);
+    if !fs::symlink_metadata(&old).is_ok_and(|m| m.is_file()) {
+        return Ok(None); // never kept, or restored by an earlier undo
+    }
+    let target = relative(&file.path, &file.path, wall.base())
+        .and_then(|rel| wall.target(&rel, &mut BTreeSet::new()))
+        .map_err(|e| format!("{e:#}"))?;
+    if target.existing.is_some() {
+        return Ok(None); // never removed
+    }
+    ops.rename(&old, &target.full)
+        .map(|()| Some(file.path.clone()))
+        .map_err(|e| {
+            format!(
+                "{} not restored ({e}; its old contents are in {})",
+                target.full.display(),
+                old.display()
+            )
+        })
 }
 
 fn read_journal(path: &Path) -> Result<Journal, String> {

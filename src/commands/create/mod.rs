@@ -26,7 +26,10 @@ pub fn sources_with(root: &Path, dir: &str, changes: &[Change]) -> Result<Vec<So
     }
     for change in changes {
         if change.path.starts_with(dir) && change.path.extension().is_some_and(|e| e == "rs") {
-            files.insert(change.path.clone(), change.new.clone());
+            match &change.new {
+                Some(text) => files.insert(change.path.clone(), text.clone()),
+                None => files.remove(&change.path),
+            };
         }
     }
     Ok(files
