@@ -1,10 +1,13 @@
 //! `dist/chart/`, the operator as a Helm chart, made from what kustomize renders of
-//! `config/default` (`kustomize`), object by object (`chart`, `template`), so the chart
+//! `config/default` (`kustomize`, `merge`), object by object (`chart`; `manager` and
+//! `fields` put the values in; `template` writes the text), so the chart
 //! and `config/` cannot drift. `Chart.yaml` and `templates/extras/` are the user's;
 //! everything else is generated.
 
 mod chart;
+mod fields;
 mod kustomize;
+mod manager;
 mod merge;
 mod template;
 
