@@ -728,3 +728,44 @@ fn edit_helm_false_aborted_at_any_operation_is_undone() {
     }
     assert!(aborted >= 6, "only {aborted} aborts");
 }
+
+/// `create api` and `create webhook` change config/; in a project with a chart they
+/// rewrite the chart in the same write, as they rewrite the CRDs and the webhook manifests.
+#[test]
+fn create_api_and_create_webhook_keep_the_chart_in_step() {
+    let dir = with_chart();
+    let d = dir.path();
+    let api = [
+        "create",
+        "api",
+        "--group",
+        "fleet",
+        "--version",
+        "v1",
+        "--kind",
+        "Boat",
+    ];
+    ok(&rsbuilder(d, &api));
+    assert!(
+        d.join("dist/chart/templates/crd/boats.fleet.example.com.yaml")
+            .is_file()
+    );
+    ok(&rsbuilder(d, &["generate", "manifests", "--check"]));
+    let webhook = [
+        "create",
+        "webhook",
+        "--group",
+        "fleet",
+        "--version",
+        "v1",
+        "--kind",
+        "Boat",
+        "--defaulting",
+    ];
+    ok(&rsbuilder(d, &webhook));
+    assert!(
+        d.join("dist/chart/templates/webhook/mutating-webhook-configuration.yaml")
+            .is_file()
+    );
+    ok(&rsbuilder(d, &["generate", "manifests", "--check"]));
+}

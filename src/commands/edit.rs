@@ -90,13 +90,7 @@ pub fn run(global: &Global, args: EditArgs) -> Result<()> {
             "nothing to edit: pass --storage-version with --kind, --webhook-certs, --runtime or --helm"
         ),
     };
-    // The chart follows config/ as this edit leaves it.
-    let mut stale = Vec::new();
-    if project.helm {
-        let chart = crate::helm::plan(&global.dir, &project, &plan)?;
-        plan.extend(chart.plan);
-        stale = chart.stale;
-    }
+    let stale = crate::helm::follow(&global.dir, &project, &mut plan)?;
     write_plan(global, &plan, false)?;
     warn_stale(global, &stale);
     Ok(())

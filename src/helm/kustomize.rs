@@ -87,7 +87,9 @@ pub fn render(
             objects: build(copy.path(), &kustomization, Some(listed))?,
         });
     }
-    if certs::any(project) && root.join(certs::DIR).is_dir() {
+    // The copy holds what the same command is about to write (`create webhook` makes
+    // config/webhook-certs).
+    if certs::any(project) && copy.path().join(certs::DIR).is_dir() {
         let other_mode = match project.webhook_certs {
             WebhookCerts::CertManager => WebhookCerts::SelfIssued,
             WebhookCerts::SelfIssued => WebhookCerts::CertManager,

@@ -31,7 +31,8 @@ pub const EXTRAS: &str = "templates/extras";
 /// leaves `config/`.
 pub fn plan(root: &Path, project: &Project, pending: &Plan) -> Result<Generated> {
     let changed: BTreeMap<PathBuf, Option<String>> = pending
-        .resolve(&DiskTree::new(root), false)?
+        // Only a preview: the write resolves the plan again, refusing what it must.
+        .resolve(&DiskTree::new(root), true)?
         .into_iter()
         .map(|c| (c.path, c.new))
         .collect();
@@ -126,6 +127,18 @@ pub fn plan(root: &Path, project: &Project, pending: &Plan) -> Result<Generated>
         stale: stale(root, &written),
         output_dir: None,
     })
+}
+
+/// For a project with a chart, adds the chart as `plan` leaves config/ to `plan`, so that
+/// a command that changes config/ keeps the chart in step in the same write. Returns the
+/// chart's templates nothing produces any more.
+pub fn follow(root: &Path, project: &Project, plan: &mut Plan) -> Result<Vec<PathBuf>> {
+    if !project.helm {
+        return Ok(Vec::new());
+    }
+    let chart = self::plan(root, project, plan)?;
+    plan.extend(chart.plan);
+    Ok(chart.stale)
 }
 
 /// Generated templates nothing produces any more (those under `templates/extras` are the

@@ -211,7 +211,10 @@ pub fn run(global: &Global, args: ApiArgs) -> Result<()> {
             &ApiRequest::new(args)?,
         )?,
     };
-    write_plan(global, &planned.plan, force)?;
+    let mut plan = planned.plan;
+    let stale = crate::helm::follow(&global.dir, &project, &mut plan)?;
+    write_plan(global, &plan, force)?;
+    crate::commands::generate::warn_stale(global, &stale);
     if !global.dry_run {
         global.out.say(&planned.next);
     }

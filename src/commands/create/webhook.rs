@@ -115,7 +115,10 @@ pub fn run(global: &Global, args: WebhookArgs) -> Result<()> {
     let tree = crate::scaffold::DiskTree::new(&global.dir);
     let renderer = Renderer::new()?;
     let planned = plan(&global.dir, &tree, &renderer, &project, &args)?;
-    write_plan(global, &planned.plan, args.force)?;
+    let mut plan = planned.plan;
+    let stale = crate::helm::follow(&global.dir, &project, &mut plan)?;
+    write_plan(global, &plan, args.force)?;
+    crate::commands::generate::warn_stale(global, &stale);
     if !global.dry_run {
         global.out.say(&planned.next);
     }
