@@ -360,16 +360,9 @@ fn dry_run_edit_helm_writes_nothing() {
 /// the tree untouched. Returns the error.
 #[track_caller]
 fn refused_with_kustomize(d: &Path, kustomize: &str, args: &[&str], message: &str) -> String {
-    let before = snapshot(d);
-    let out = rsbuilder_command(d, args)
-        .env("KUSTOMIZE", kustomize)
-        .output()
-        .unwrap();
-    let err = fails(&out, 1);
-    assert!(err.contains(message), "expected {message:?} in:\n{err}");
-    assert_eq!(err.lines().count(), 1, "one line of error:\n{err}");
-    assert_eq!(snapshot(d), before, "{args:?} changed the tree");
-    err
+    let mut command = rsbuilder_command(d, args);
+    command.env("KUSTOMIZE", kustomize);
+    refused_command(d, command, 1, message)
 }
 
 #[test]

@@ -369,11 +369,19 @@ pub fn read(dir: &Path, path: &str) -> String {
 /// command failed, code 1), and the tree untouched.
 #[track_caller]
 pub fn refused(dir: &Path, args: &[&str], code: i32, message: &str) {
+    refused_command(dir, rsbuilder_command(dir, args), code, message);
+}
+
+/// [`refused`] for a command the caller prepared (an environment of its own); returns the
+/// error.
+#[track_caller]
+pub fn refused_command(dir: &Path, mut command: Command, code: i32, message: &str) -> String {
     let before = snapshot(dir);
-    let err = fails(&rsbuilder(dir, args), code);
+    let err = fails(&command.output().expect("rsbuilder runs"), code);
     assert!(err.contains(message), "expected {message:?} in:\n{err}");
     if code == 1 {
         assert_eq!(err.lines().count(), 1, "one line of error:\n{err}");
     }
-    assert_eq!(snapshot(dir), before, "{args:?} changed the tree");
+    assert_eq!(snapshot(dir), before, "{command:?} changed the tree");
+    err
 }
