@@ -78,7 +78,15 @@ pub fn server_config(resolver: Arc<dyn ResolvesServerCert>) -> anyhow::Result<Se
     Ok(config)
 }
 
-fn provider() -> Arc<CryptoProvider> {
+/// The TLS provider of every connection the runtime makes or serves: *ring*, as kube's
+/// and rcgen's features in a project choose it, named here because a process with two
+/// providers compiled in has no default.
+///
+/// rustls 0.23.48 deprecates *ring*'s provider for lacking post-quantum key exchange,
+/// which only aws-lc-rs has, and that needs cmake and a C toolchain in every build: the
+/// runtime stays on *ring*, and says so once, here.
+#[allow(deprecated)]
+pub(crate) fn provider() -> Arc<CryptoProvider> {
     Arc::new(ring::default_provider())
 }
 
@@ -452,7 +460,6 @@ pub mod testing {
     use tokio::net::TcpStream;
     use tokio_rustls::TlsConnector;
     use tokio_rustls::client::TlsStream;
-    use tokio_rustls::rustls::crypto::ring;
     use tokio_rustls::rustls::pki_types::pem::PemObject;
     use tokio_rustls::rustls::pki_types::{CertificateDer, ServerName};
     use tokio_rustls::rustls::{ClientConfig, RootCertStore};
@@ -521,7 +528,7 @@ P6DzybZ4uOJR7En7enDlWVzjaBmhRANCAATirBo1TGVjY9sfT9wxX+PpHUmN1E6x
     pub async fn connect(addr: SocketAddr, cert: &str) -> anyhow::Result<TlsStream<TcpStream>> {
         let mut roots = RootCertStore::empty();
         roots.add(CertificateDer::from_pem_slice(cert.as_bytes())?)?;
-        let config = ClientConfig::builder_with_provider(Arc::new(ring::default_provider()))
+        let config = ClientConfig::builder_with_provider(super::provider())
             .with_safe_default_protocol_versions()?
             .with_root_certificates(roots)
             .with_no_client_auth();

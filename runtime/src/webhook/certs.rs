@@ -610,8 +610,7 @@ pub async fn trusted(
     for der in pem_certs(bundle)? {
         roots.add(der).context("a CA of the bundle is unusable")?;
     }
-    let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
-    let config = ClientConfig::builder_with_provider(provider)
+    let config = ClientConfig::builder_with_provider(crate::tls::provider())
         .with_safe_default_protocol_versions()
         .context("the TLS provider supports no safe protocol version")?
         .with_root_certificates(roots)
