@@ -30,7 +30,7 @@ pub mod events;
 pub mod per_object;
 mod reconciler;
 
-pub use reconciler::Reconciler;
+pub use reconciler::{LAST_APPLIED, Reconciler, strip};
 
 /// What a manager's controllers share, as a [`Reconciler`] needs it: a project's
 /// `Context` implements it and may hold more (clients of other systems, settings).

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::{StreamExt, TryStreamExt};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{self, Action, Controller};
 use kube::runtime::events::EventType;
@@ -48,8 +49,68 @@ pub struct Reconciler {
     concurrency: u16,
 }
 
-/// What a controller remembers of each object's status after its last write of it.
-type Written = PerObject<Observed>;
+/// The annotation in which `kubectl apply` (client-side) keeps the whole object it applied.
+pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// Drops from `object` what no reconciliation reads, before the controller's cache keeps
+/// it: `managedFields`, which server-side apply keeps for every writer of every object,
+/// and [`LAST_APPLIED`], a second copy of an object applied by kubectl. Each is often
+/// larger than the rest of a small object.
+pub fn strip<K: Resource>(object: &mut K) {
+    object.managed_fields_mut().clear();
+    if let Some(annotations) = &mut object.meta_mut().annotations {
+        annotations.remove(LAST_APPLIED);
+    }
+}
+
+/// What a controller's status write of an object returned: the status, and the object's
+/// version with it.
+#[derive(Clone)]
+struct Write {
+    status: Observed,
+    version: Option<String>,
+}
+
+/// The status writes that the controller's cache has not caught up with yet. A write is
+/// forgotten once the watch delivers the version it returned: the cache then says the
+/// same, so a manager with N objects cached keeps no second copy of their conditions.
+#[derive(Default)]
+struct Written(PerObject<Write>);
+
+impl Written {
+    /// Follows the controller's watch ([`PerObject::follow`]), and forgets the write
+    /// of each object the watch delivers at the version that write returned.
+    fn follow<K: Resource>(&self, event: &watcher::Event<K>) {
+        self.0.follow(event);
+        if let watcher::Event::Apply(object) | watcher::Event::InitApply(object) = event {
+            let version = &object.meta().resource_version;
+            self.0.change(object, |write| {
+                if write
+                    .as_ref()
+                    .is_some_and(|write| &write.version == version)
+                {
+                    *write = None;
+                }
+            });
+        }
+    }
+
+    /// Whether the last write of `object`, if the cache has not caught up with it, says
+    /// what `new` says for `generation`.
+    fn says<K: Resource>(&self, object: &K, generation: Option<i64>, new: &[Condition]) -> bool {
+        self.0
+            .get(object)
+            .is_none_or(|write| write.status.says(generation, new))
+    }
+
+    fn set<K: Resource + Serialize>(&self, object: &K, returned: &K) {
+        let write = Write {
+            status: Observed::of(returned),
+            version: returned.meta().resource_version.clone(),
+        };
+        self.0.set(object, write);
+    }
+}
 
 impl Reconciler {
     /// The controller `name`, which writes the status as the field manager `name`; looks
@@ -121,9 +182,7 @@ impl Reconciler {
         let (retries, written) = (self.retries(ctx), self.written(ctx));
         let triggers = watcher(api, watcher::Config::default())
             .default_backoff()
-            // The cache keeps what a reconciliation reads: not `managedFields`, often the
-            // largest part of an object, which server-side apply keeps on the API server's side.
-            .modify(|object| object.managed_fields_mut().clear())
+            .modify(strip)
             .reflect(writer)
             .inspect_ok(move |event| {
                 retries.follow(event);
@@ -355,10 +414,7 @@ impl Reconciler {
         let cached = Observed::of(object);
         let new = conditions::after(outcome, generation, &cached.conditions);
         let written = self.written(ctx);
-        let trusted = written
-            .get(object)
-            .is_none_or(|last| last.says(generation, &new));
-        if cached.says(generation, &new) && trusted {
+        if cached.says(generation, &new) && written.says(object, generation, &new) {
             return Ok(());
         }
         let patch = json!({
@@ -370,7 +426,7 @@ impl Reconciler {
         let returned = api_of(ctx.client().clone(), object)?
             .patch_status(&object.name_any(), &params, &Patch::Apply(&patch))
             .await?;
-        written.set(object, Observed::of(&returned));
+        written.set(object, &returned);
         let ready = |conditions| conditions::ready(conditions).map(|c| (&c.status, &c.reason));
         if ready(&cached.conditions) != ready(&new) {
             let event = match outcome {
@@ -649,5 +705,52 @@ mod tests {
             .await
             .expect("a success");
         assert_eq!(PLAIN.retry(&ctx, &object, &error), secs(5));
+    }
+
+    /// A status write is remembered while the cache may trail it, and no longer: N
+    /// objects cached must not hold their conditions twice.
+    #[test]
+    fn a_status_write_is_forgotten_once_the_watch_delivers_its_version() {
+        let written = Written::default();
+        let mut object = finalized();
+        object.metadata.resource_version = Some("7".into());
+        let mut returned = object.clone();
+        returned.metadata.resource_version = Some("8".into());
+        returned.status = Some(ThingStatus {
+            conditions: Vec::new(),
+            observed_generation: Some(1),
+        });
+        written.set(&object, &returned);
+
+        written.follow(&watcher::Event::Apply(object.clone()));
+        assert!(
+            written.0.get(&object).is_some(),
+            "the cache still trails the write"
+        );
+        written.follow(&watcher::Event::Apply(returned.clone()));
+        assert!(written.0.get(&object).is_none(), "the cache has caught up");
+
+        written.set(&object, &returned);
+        written.follow(&watcher::Event::InitApply(returned));
+        assert!(written.0.get(&object).is_none(), "a relist caught up too");
+    }
+
+    #[test]
+    fn the_cache_keeps_neither_managed_fields_nor_the_last_applied_copy() {
+        let mut object: Thing = serde_json::from_value(json!({
+            "apiVersion": "example.com/v1",
+            "kind": "Thing",
+            "metadata": {
+                "name": "a",
+                "annotations": {LAST_APPLIED: "{\"kind\":\"Thing\"}", "team": "a"},
+                "managedFields": [{"manager": "kubectl", "operation": "Apply"}],
+            },
+            "spec": {},
+        }))
+        .expect("a Thing");
+        strip(&mut object);
+        assert!(object.managed_fields().is_empty());
+        let annotations = object.metadata.annotations.expect("the other annotations");
+        assert_eq!(annotations.keys().collect::<Vec<_>>(), ["team"]);
     }
 }

@@ -7,6 +7,8 @@
 //! `rsbuilder envtest use`), so they are ignored unless asked for: `cargo test -p
 //! rsbuilder-runtime -- --include-ignored`.
 
+mod cache;
+mod context;
 mod deadline;
 mod leader;
 mod metrics_auth;
