@@ -8,10 +8,42 @@
 
 use std::fmt::Debug;
 
+use kube::Client;
 use kube::api::{Api, Patch, PatchParams};
+use kube::core::PartialObjectMeta;
+use kube::runtime::{Controller, WatchStreamExt as _, watcher};
 use kube::{Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+
+use super::Scope;
+
+/// `controller`, woken also whenever a child of kind `Child` changes (in `namespace`, or
+/// in every namespace when `None`, as the controller's own watch), for the object that
+/// controls it (its owner reference with `controller: true`, as [`apply`] writes it).
+///
+/// The children are watched by their metadata only (a metadata-only watch: the owner
+/// references are all it needs), so the manager neither receives nor parses their specs
+/// and statuses, and keeps none of them: with many children, or large ones (ConfigMaps,
+/// Secrets), this is most of what `Controller::owns` would cost. Where a reconciliation
+/// reads children, it gets them from the API server, current.
+pub fn owned<Child, K>(
+    controller: Controller<K>,
+    client: Client,
+    namespace: Option<&str>,
+) -> Controller<K>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    Child: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + 'static,
+    Child::Scope: Scope,
+{
+    // An API of `PartialObjectMeta` asks the API server for metadata only.
+    let api = super::api::<PartialObjectMeta<Child>>(client, namespace);
+    let children = watcher(api, watcher::Config::default())
+        .default_backoff()
+        .touched_objects();
+    controller.owns_stream(children)
+}
 
 /// Why a child could not be applied.
 #[derive(Debug, thiserror::Error)]

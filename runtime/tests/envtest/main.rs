@@ -8,6 +8,7 @@
 //! rsbuilder-runtime -- --include-ignored`.
 
 mod cache;
+mod children;
 mod context;
 mod deadline;
 mod leader;

@@ -58,7 +58,7 @@ pub static RECONCILER: Reconciler = Reconciler::new(NAME)
 // collects these lines into config/rbac/role.yaml; add one for every kind the controller
 // touches. A kind of child written by `children::apply` needs `create;patch`, and `delete`
 // too where the OwnerReferencesPermissionEnforcement admission plugin guards owner
-// references.
+// references; `list;watch` when `children::owned` watches it.
 // The watch lists and watches frigates.
 // +rsbuilder:rbac:groups=ship.example.com,resources=frigates,verbs=list;watch
 // The status is written by server-side apply, a PATCH.
@@ -86,8 +86,11 @@ pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'st
     let namespace = ctx.namespace.as_deref();
     let api: Api<Frigate> = controller::api(ctx.client.clone(), namespace);
     let watch = RECONCILER.controller(api, &ctx, synced);
-    // TODO(user): for each kind of child, `watch.owns(Api::<Child>::all(ctx.client.clone()),
-    // Default::default())`, so that a change of a child triggers a reconciliation.
+    // TODO(user): for each kind of child, `let watch = children::owned::<Child, _>(watch,
+    // ctx.client.clone(), namespace);`, so that a change of a child triggers a
+    // reconciliation of its owner. It watches the children's metadata only, and caches
+    // none: the cache holds the watched kind alone, without `managedFields` or kubectl's
+    // last-applied copy (`controller::strip`), what a reconciliation reads and no more.
     Box::pin(RECONCILER.run(watch, reconcile, error_policy, ctx, shutdown))
 }
 
