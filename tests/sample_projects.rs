@@ -111,6 +111,38 @@ fn check_project(name: &str) {
     if name == "project-init" {
         a_killed_envtest_run_leaves_nothing_behind(&dir);
     }
+    if name == "project-v1" {
+        the_scale_benchmark_runs_and_counts_the_writes(&dir);
+    }
+}
+
+/// `make bench-scale` on a few objects, built for tests rather than release so that it
+/// reuses this test's builds: the benchmark runs end to end on the envtest control plane,
+/// with its manager as a process, and what the API server counted is what the operator
+/// is meant to write. A kind with a finalizer writes it and the status (2 per object), one
+/// without the status alone (1); a restarted manager that reconciles every unchanged
+/// object writes nothing.
+fn the_scale_benchmark_runs_and_counts_the_writes(dir: &Path) {
+    for (kind, expected) in [
+        ("CronJob", "finalizer=yes ready_over_floor="),
+        ("Tenant", "finalizer=no ready_over_floor="),
+    ] {
+        let args = ["test", "--bench", "scale", "--", "--objects", "40", "--kind", kind];
+        let out = run(dir, "cargo", &args);
+        let summary = out
+            .lines()
+            .find(|line| line.starts_with("scale: n=40 "))
+            .unwrap_or_else(|| panic!("no summary line:\n{out}"));
+        let writes = if kind == "CronJob" { "2.00" } else { "1.00" };
+        for needle in [
+            expected.to_string(),
+            format!(" writes_per_object={writes} "),
+            " resync_writes=0 ".to_string(),
+        ] {
+            assert!(summary.contains(&needle), "{kind}: no {needle:?} in {summary}");
+        }
+        assert!(out.contains("| conversion reviews") == (kind == "CronJob"), "{out}");
+    }
 }
 
 /// The processes of a control plane whose directory is `dir`: their command lines name it.

@@ -351,16 +351,29 @@ impl ControlPlane {
             .expect("a client configuration")
     }
 
+    /// The kubeconfig file of `user` in `groups`, for a process of its own (the manager
+    /// that `testing::scale` runs), made as [`ControlPlane::config`] makes it.
+    pub fn kubeconfig_file(&self, user: &str, groups: &[&str]) -> PathBuf {
+        self.kubeconfig(user, groups);
+        self.dir
+            .join(format!("{}.kubeconfig", Self::file_of(user, groups)))
+    }
+
+    /// The base name of `user`'s files beside the control plane.
+    fn file_of(user: &str, groups: &[&str]) -> String {
+        format!(
+            "{}-{}",
+            user.replace(':', "_"),
+            groups.join("_").replace(':', "_")
+        )
+    }
+
     fn kubeconfig(&self, user: &str, groups: &[&str]) -> Kubeconfig {
         static USERS: Mutex<BTreeMap<String, String>> = Mutex::new(BTreeMap::new());
         let mut users = USERS.lock().unwrap_or_else(|e| e.into_inner());
         let id = format!("{user}@{}", groups.join(","));
         let text = users.entry(id).or_insert_with(|| {
-            let file = format!(
-                "{}-{}",
-                user.replace(':', "_"),
-                groups.join("_").replace(':', "_")
-            );
+            let file = Self::file_of(user, groups);
             let key = KeyPair::generate().expect("a key");
             let mut params = CertificateParams::new(Vec::new()).expect("parameters");
             params.distinguished_name.push(DnType::CommonName, user);
@@ -563,6 +576,27 @@ impl ControlPlane {
             cert_dir,
             ca_bundle,
         })
+    }
+
+    /// Points the project's webhooks (`config/webhook/manifests.yaml` and the CRDs'
+    /// conversion) at a server that the caller runs itself on 127.0.0.1:`port`, a manager
+    /// process of its own, and returns the directory that holds its certificate
+    /// (`tls.crt`, `tls.key`, of this control plane's CA): its `--webhook-cert-dir`.
+    pub async fn serve_webhooks_at(&self, port: u16) -> anyhow::Result<PathBuf> {
+        let cert_dir = self.dir.join(format!("webhook-certs-{port}"));
+        std::fs::create_dir_all(&cert_dir)?;
+        serving_certificate(&self.ca, &cert_dir, "tls")?;
+        let server = WebhookServer {
+            port,
+            cert_dir: cert_dir.clone(),
+            ca_bundle: Some(serde_json::to_value(ByteString(
+                self.ca_pem.clone().into_bytes(),
+            ))?),
+        };
+        self.install_crds(&["config/crd/bases"], Some(&server))
+            .await?;
+        self.install_webhook_configurations(&server).await;
+        Ok(cert_dir)
     }
 
     /// Runs the manager's certificate task as in a cluster: as the manager's user in the

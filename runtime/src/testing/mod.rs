@@ -5,3 +5,4 @@
 
 pub mod control_plane;
 pub mod mock;
+pub mod scale;
