@@ -37,7 +37,10 @@ pub use reconciler::{LAST_APPLIED, Reconciler, strip};
 pub trait Shared: Send + Sync + 'static {
     /// The client of the API server.
     fn client(&self) -> &Client;
-    /// Publishes events on behalf of the manager.
+    /// Publishes the project's own events on behalf of the manager. The [`Reconciler`]
+    /// publishes its own (`Reconciled`, `ReconcileFailed`, `CleanedUp`) with
+    /// [`events::publish`], which keeps nothing: this recorder keeps each event it
+    /// publishes for six minutes, to count repeats.
     fn recorder(&self) -> &Recorder;
     /// The reconciliation counts and durations, per controller.
     fn metrics(&self) -> &Metrics;

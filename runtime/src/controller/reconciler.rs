@@ -384,7 +384,7 @@ impl Reconciler {
         }
         cleanup(object).await?;
         let event = events::event(EventType::Normal, "CleanedUp", "ready for deletion");
-        events::publish(ctx.recorder(), object, &event).await;
+        events::publish(ctx.client(), self.field_manager, object, &event).await;
         Ok(Action::await_change())
     }
 
@@ -438,7 +438,7 @@ impl Reconciler {
                     events::event(EventType::Warning, "ReconcileFailed", &error.to_string())
                 }
             };
-            events::publish(ctx.recorder(), object, &event).await;
+            events::publish(ctx.client(), self.field_manager, object, &event).await;
         }
         Ok(())
     }

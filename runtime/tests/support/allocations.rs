@@ -60,6 +60,12 @@ unsafe impl GlobalAlloc for Counting {
     }
 }
 
+/// The bytes allocated now, and not freed.
+#[allow(dead_code)] // each test binary that includes this file uses what it needs
+pub fn allocated() -> usize {
+    ALLOCATED.load(Ordering::Relaxed)
+}
+
 /// A measurement of the peak, from when it starts.
 pub struct Peak {
     before: usize,

@@ -40,7 +40,8 @@ pub fn all() -> Vec<(&'static str, Run)> {
 pub struct Context {
     pub client: Client,
     pub metrics: Arc<Metrics>,
-    /// Publishes Kubernetes events on behalf of this manager.
+    /// Publishes your own Kubernetes events on behalf of this manager; the reconcilers'
+    /// own (`Reconciled`, `ReconcileFailed`) come from the runtime, as `<kind>-controller`.
     pub recorder: Recorder,
     /// The namespace to watch, or every namespace when `None`.
     pub namespace: Option<String>,
