@@ -39,7 +39,9 @@ async fn a_published_event_is_not_kept() {
     let (client, mut server) = mock::client();
     let answered = tokio::spawn(async move {
         for _ in 0..=EVENTS {
-            let event = server.expect(Method::POST, &events_path(Some("team-a"))).await;
+            let event = server
+                .expect(Method::POST, &events_path(Some("team-a")))
+                .await;
             mock::check_event(&event.body, "team-a");
             event.echo();
         }

@@ -37,6 +37,8 @@ pub struct Manager {
     metrics: SocketAddr,
     probes: SocketAddr,
     log: PathBuf,
+    /// Whether a wrapper runs it, which SIGTERM ends without the manager's say.
+    wrapped: bool,
     /// When the process was started.
     pub started: Instant,
 }
@@ -117,6 +119,7 @@ impl Manager {
             metrics,
             probes,
             log,
+            wrapped: launch.wrap.is_some(),
             started,
         })
     }
@@ -202,7 +205,7 @@ impl Manager {
         let started = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait()? {
-                if !status.success() {
+                if !status.success() && !self.wrapped {
                     bail!("the manager exited with {status}\n{}", self.log_tail());
                 }
                 return Ok(());
