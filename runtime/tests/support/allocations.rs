@@ -67,10 +67,12 @@ pub fn allocated() -> usize {
 }
 
 /// A measurement of the peak, from when it starts.
+#[allow(dead_code)]
 pub struct Peak {
     before: usize,
 }
 
+#[allow(dead_code)]
 impl Peak {
     pub fn start() -> Self {
         let before = ALLOCATED.load(Ordering::Relaxed);
