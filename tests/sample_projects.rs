@@ -127,7 +127,16 @@ fn the_scale_benchmark_runs_and_counts_the_writes(dir: &Path) {
         ("CronJob", "finalizer=yes ready_over_floor="),
         ("Tenant", "finalizer=no ready_over_floor="),
     ] {
-        let args = ["test", "--bench", "scale", "--", "--objects", "40", "--kind", kind];
+        let args = [
+            "test",
+            "--bench",
+            "scale",
+            "--",
+            "--objects",
+            "40",
+            "--kind",
+            kind,
+        ];
         let out = run(dir, "cargo", &args);
         let summary = out
             .lines()
@@ -139,9 +148,15 @@ fn the_scale_benchmark_runs_and_counts_the_writes(dir: &Path) {
             format!(" writes_per_object={writes} "),
             " resync_writes=0 ".to_string(),
         ] {
-            assert!(summary.contains(&needle), "{kind}: no {needle:?} in {summary}");
+            assert!(
+                summary.contains(&needle),
+                "{kind}: no {needle:?} in {summary}"
+            );
         }
-        assert!(out.contains("| conversion reviews") == (kind == "CronJob"), "{out}");
+        assert!(
+            out.contains("| conversion reviews") == (kind == "CronJob"),
+            "{out}"
+        );
     }
 }
 
