@@ -150,24 +150,20 @@ impl Figures {
                     .into(),
                 format!("{}, {}, {}", c.reviews.count, bound(0.5), bound(0.99)),
             ));
-            rows.push((
-                format!("page latency p50 / p99, {} (converted)", c.version),
-                format!(
-                    "{} / {} ms ({} pages)",
-                    ms(&c.converted, 0.5),
-                    ms(&c.converted, 0.99),
-                    c.converted.len()
-                ),
-            ));
-            rows.push((
-                format!("page latency p50 / p99, {} (stored)", c.storage),
-                format!(
-                    "{} / {} ms ({} pages)",
-                    ms(&c.stored, 0.5),
-                    ms(&c.stored, 0.99),
-                    c.stored.len()
-                ),
-            ));
+            for (version, how, pages) in [
+                (&c.version, "converted", &c.converted),
+                (&c.storage, "stored", &c.stored),
+            ] {
+                rows.push((
+                    format!("page latency p50 / p99, {version} ({how})"),
+                    format!(
+                        "{} / {} ms ({} pages)",
+                        ms(pages, 0.5),
+                        ms(pages, 0.99),
+                        pages.len()
+                    ),
+                ));
+            }
         }
         if self.conversion.is_some() {
             rows.push((
