@@ -83,7 +83,8 @@ impl Crate {
             .filter(|f| !f.ends_with("main.rs"))
             .map(|path| {
                 let text = std::fs::read_to_string(&path).unwrap();
-                let ast = syn::parse_file(&text).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+                let ast = rsbuilder::syntax::parse_file(&text)
+                    .unwrap_or_else(|e| panic!("{path:?}: {e}"));
                 Source {
                     module: module_of(&src, &path),
                     lines: text.lines().count(),
