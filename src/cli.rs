@@ -5,9 +5,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use clap::{ArgAction, Args, CommandFactory, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
 use crate::commands;
+use crate::context::Global;
+use crate::lock::Access;
 use crate::scaffold::Output;
 
 #[derive(Debug, Parser)]
@@ -95,24 +97,6 @@ pub enum CreateCommand {
     Webhook(commands::create::webhook::WebhookArgs),
 }
 
-/// `--fetch-deps[=false]`, as kubebuilder's `init` has it: whether the command resolves the
-/// project's dependencies into Cargo.lock, which needs crates.io.
-#[derive(Debug, Clone, Copy, Args)]
-pub struct FetchDeps {
-    /// Resolve the dependencies into Cargo.lock (cargo generate-lockfile; needs crates.io).
-    /// The image builds from the committed Cargo.lock; --fetch-deps=false skips this step
-    #[arg(long = "fetch-deps", num_args = 0..=1, require_equals = true, default_value_t = true,
-          default_missing_value = "true", action = ArgAction::Set, value_name = "BOOL")]
-    pub enabled: bool,
-}
-
-/// Context every command receives.
-pub struct Global {
-    pub dir: PathBuf,
-    pub dry_run: bool,
-    pub out: Output,
-}
-
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
@@ -167,12 +151,48 @@ fn dispatch(cli: Cli, out: Output) -> anyhow::Result<()> {
         dry_run: cli.global.dry_run,
         out,
     };
-    let _held = commands::hold(&cli.command, &global)?;
+    let _held = match access(&cli.command, &global) {
+        Some((dir, access)) => Some(commands::hold(&dir, access, &global)?),
+        None => None,
+    };
     execute(cli.command, &global)
 }
 
-/// Runs one parsed command; `alpha generate` replays commands through here too.
-pub fn execute(command: Command, global: &Global) -> anyhow::Result<()> {
+/// The directory a command reads and writes, and whether it writes there; `None` for a
+/// command that works outside any project.
+fn access(command: &Command, global: &Global) -> Option<(PathBuf, Access)> {
+    use commands::generate::GenerateCommand as G;
+    let writes = |check: bool| {
+        if check || global.dry_run {
+            Access::Read
+        } else {
+            Access::Write
+        }
+    };
+    let access = match command {
+        Command::Init(_) | Command::Create(_) | Command::Edit(_) => writes(false),
+        Command::Generate(G::Crds(args)) => writes(args.check),
+        Command::Generate(G::Rbac(args)) => writes(args.check),
+        Command::Generate(G::Webhooks(args)) => writes(args.check),
+        Command::Generate(G::Runtime(args)) => writes(args.check),
+        Command::Generate(G::Helm(args)) => writes(args.check),
+        Command::Generate(G::Manifests(args)) => writes(args.check),
+        // It writes only into a new directory of its own; the project is its input.
+        Command::Alpha(commands::alpha::AlphaCommand::Generate(args)) => {
+            let input = args.input_dir.clone().unwrap_or_else(|| ".".into());
+            return Some((global.dir.join(input), Access::Read));
+        }
+        // It only reads; `--explain` reads nothing.
+        Command::Lint(args) if args.explain.is_some() => return None,
+        Command::Lint(_) => Access::Read,
+        // It works in its own store, never in the project.
+        Command::Envtest(_) | Command::Completion { .. } | Command::Version => return None,
+    };
+    Some((global.dir.clone(), access))
+}
+
+/// Runs one parsed command.
+fn execute(command: Command, global: &Global) -> anyhow::Result<()> {
     match command {
         Command::Init(args) => commands::init::run(global, args),
         Command::Create(CreateCommand::Api(args)) => commands::create::api::run(global, args),

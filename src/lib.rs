@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod commands;
 pub mod console;
+pub mod context;
 pub mod crd;
 pub mod envtest;
 pub mod errors;

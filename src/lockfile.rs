@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::cli::Global;
+use crate::context::Global;
 
 /// Creates `dir/Cargo.lock`, or, when the project already has one, adds what the manifest
 /// needs beyond it while keeping every version it pins (`cargo update --workspace`).

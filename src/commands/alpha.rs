@@ -10,10 +10,15 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Subcommand, ValueEnum};
 
-use crate::cli::{Cli, FetchDeps, Global};
-use crate::commands::create::source::kube_info;
+use super::create::api::ApiArgs;
+use super::create::source::kube_info;
+use super::create::webhook::WebhookArgs;
+use super::edit::EditArgs;
+use super::generate::{GenerateCommand, ManifestsArgs};
+use super::init::{InitArgs, License};
+use crate::context::{FetchDeps, Global};
 use crate::crd::diagnostics::in_file;
 use crate::errors::During;
 use crate::lockfile;
@@ -77,10 +82,8 @@ fn generate(global: &Global, args: GenerateArgs) -> Result<()> {
     }
     let commands = replay_commands(&input, &project)?;
     if global.dry_run {
-        for args in &commands {
-            global
-                .out
-                .say(&format!("would run: rsbuilder {}", args.join(" ")));
+        for step in &commands {
+            global.out.say(&format!("would run: rsbuilder {step}"));
         }
         global.out.say(&format!(
             "would copy the user's source files and Cargo.lock from {} into {}",
@@ -103,7 +106,8 @@ fn generate(global: &Global, args: GenerateArgs) -> Result<()> {
     let existed = output.exists();
     std::fs::create_dir_all(&output)
         .with_context(|| format!("cannot create {}", output.display()))?;
-    let replayed = replay(global, &input, &output, &commands, project.helm);
+    let replayed_commands = commands.len();
+    let replayed = replay(global, &input, &output, commands, project.helm);
     if replayed.is_err() {
         // Leave no half-built tree behind; an existing (empty) directory stays as it was.
         let _ = std::fs::remove_dir_all(&output);
@@ -116,7 +120,7 @@ fn generate(global: &Global, args: GenerateArgs) -> Result<()> {
         "re-scaffolded {} into {} ({} commands replayed, {} source files carried over)",
         input.display(),
         output.display(),
-        commands.len(),
+        replayed_commands,
         copied
     ));
     // Once the tree is complete: the replayed `create` commands add dependencies.
@@ -133,7 +137,7 @@ fn replay(
     global: &Global,
     input: &Path,
     output: &Path,
-    commands: &[Vec<String>],
+    commands: Vec<Step>,
     helm: bool,
 ) -> Result<usize> {
     let quiet = Global {
@@ -144,8 +148,10 @@ fn replay(
             ..global.out
         },
     };
-    for args in commands {
-        execute(&quiet, args).during(|| format!("replaying `rsbuilder {}`", args.join(" ")))?;
+    for step in commands {
+        let line = step.to_string();
+        step.run(&quiet)
+            .during(|| format!("replaying `rsbuilder {line}`"))?;
     }
     let mut copied = copy_user_sources(input, output)?;
     if helm {
@@ -156,152 +162,226 @@ fn replay(
     if lock.is_file() {
         std::fs::copy(&lock, output.join("Cargo.lock")).context("cannot copy Cargo.lock")?;
     }
-    execute(&quiet, &["generate".into(), "manifests".into()])
+    let manifests = GenerateCommand::Manifests(ManifestsArgs { check: false });
+    super::generate::run(&quiet, manifests)
         .during(|| "regenerating the manifests from the carried-over sources".into())?;
     Ok(copied)
 }
 
-fn execute(global: &Global, args: &[String]) -> Result<()> {
-    let cli =
-        Cli::try_parse_from(std::iter::once("rsbuilder".to_string()).chain(args.iter().cloned()))
-            .map_err(|e| anyhow::anyhow!("{}", e.to_string().lines().next().unwrap_or_default()))?;
-    crate::cli::execute(cli.command, global)
+/// One command of the replay, as the typed arguments the command's `run` takes.
+enum Step {
+    Init(InitArgs),
+    CreateApi(ApiArgs),
+    Edit(EditArgs),
+    CreateWebhook(WebhookArgs),
+}
+
+impl Step {
+    fn run(self, global: &Global) -> Result<()> {
+        match self {
+            Step::Init(args) => super::init::run(global, args),
+            Step::CreateApi(args) => super::create::api::run(global, args),
+            Step::Edit(args) => super::edit::run(global, args),
+            Step::CreateWebhook(args) => super::create::webhook::run(global, args),
+        }
+    }
+}
+
+/// The command line a user would type for the step, for `--dry-run` and errors.
+impl std::fmt::Display for Step {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut line = Line::default();
+        match self {
+            Step::Init(a) => {
+                line.flag("domain", &a.domain);
+                line.flag(
+                    "project-name",
+                    a.project_name.as_deref().unwrap_or_default(),
+                );
+                line.flag("license", &value_name(a.license));
+                line.arg("--fetch-deps=false");
+                if !a.owner.is_empty() {
+                    line.flag("owner", &a.owner);
+                }
+                if a.namespaced {
+                    line.arg("--namespaced");
+                }
+                if a.webhook_certs != WebhookCerts::default() {
+                    line.flag("webhook-certs", a.webhook_certs.as_str());
+                }
+                if a.runtime != RuntimeSource::default() {
+                    line.flag("runtime", a.runtime.as_str());
+                }
+                return write!(f, "init {}", line.0.join(" "));
+            }
+            Step::CreateApi(a) => {
+                if let Some(crd) = &a.from_crd {
+                    line.flag("from-crd", &crd.to_string_lossy());
+                    line.flag("kind", a.kind.as_deref().unwrap_or_default());
+                    line.flag("version", a.version.as_deref().unwrap_or_default());
+                } else {
+                    line.flag("group", a.group.as_deref().unwrap_or_default());
+                    line.flag("version", a.version.as_deref().unwrap_or_default());
+                    line.flag("kind", a.kind.as_deref().unwrap_or_default());
+                    match &a.plural {
+                        Some(plural) if a.resource => {
+                            line.flag("plural", plural);
+                            if a.cluster_scoped {
+                                line.arg("--cluster-scoped");
+                            }
+                        }
+                        _ => line.arg("--resource=false"),
+                    }
+                }
+                line.arg(format!("--controller={}", a.controller.unwrap_or_default()));
+                if a.finalizer {
+                    line.arg("--finalizer");
+                }
+                return write!(f, "create api {}", line.0.join(" "));
+            }
+            Step::Edit(a) => {
+                if a.helm == Some(true) {
+                    return write!(f, "edit --helm");
+                }
+                line.flag(
+                    "storage-version",
+                    a.storage_version.as_deref().unwrap_or_default(),
+                );
+                line.flag("kind", a.kind.as_deref().unwrap_or_default());
+                line.flag("group", a.group.as_deref().unwrap_or_default());
+                return write!(f, "edit {}", line.0.join(" "));
+            }
+            Step::CreateWebhook(a) => {
+                line.flag("group", &a.group);
+                line.flag("version", &a.version);
+                line.flag("kind", &a.kind);
+                if a.conversion {
+                    line.arg("--conversion");
+                    line.flag("spoke", &a.spoke.join(","));
+                }
+                if a.defaulting {
+                    line.arg("--defaulting");
+                }
+                if a.programmatic_validation {
+                    line.arg("--programmatic-validation");
+                }
+                write!(f, "create webhook {}", line.0.join(" "))
+            }
+        }
+    }
+}
+
+/// Arguments as a user types them.
+#[derive(Default)]
+struct Line(Vec<String>);
+
+impl Line {
+    fn flag(&mut self, name: &str, value: &str) {
+        self.0.extend([format!("--{name}"), value.to_string()]);
+    }
+    fn arg(&mut self, arg: impl Into<String>) {
+        self.0.push(arg.into());
+    }
+}
+
+/// How the command line spells a value of a `ValueEnum`.
+fn value_name(value: impl ValueEnum) -> String {
+    value
+        .to_possible_value()
+        .map(|v| v.get_name().to_string())
+        .unwrap_or_default()
 }
 
 /// The commands that produce the project PROJECT describes, in order.
-fn replay_commands(input: &Path, project: &Project) -> Result<Vec<Vec<String>>> {
-    let mut commands = Vec::new();
+fn replay_commands(input: &Path, project: &Project) -> Result<Vec<Step>> {
     let (owner, license) = boilerplate(input);
     // Cargo.lock comes last, from the complete tree (see `generate`).
-    let mut init = vec![
-        "init",
-        "--domain",
-        &project.domain,
-        "--project-name",
-        &project.project_name,
-        "--license",
-        &license,
-        "--fetch-deps=false",
-    ]
-    .into_iter()
-    .map(String::from)
-    .collect::<Vec<_>>();
-    if !owner.is_empty() {
-        init.extend(["--owner".to_string(), owner]);
-    }
-    if project.namespaced {
-        init.push("--namespaced".into());
-    }
-    if project.webhook_certs != WebhookCerts::default() {
-        init.extend([
-            "--webhook-certs".to_string(),
-            project.webhook_certs.as_str().to_string(),
-        ]);
-    }
-    if project.runtime != RuntimeSource::default() {
-        init.extend([
-            "--runtime".to_string(),
-            project.runtime.as_str().to_string(),
-        ]);
-    }
-    commands.push(init);
+    let mut commands = vec![Step::Init(InitArgs {
+        domain: project.domain.clone(),
+        project_name: Some(project.project_name.clone()),
+        owner,
+        license,
+        namespaced: project.namespaced,
+        webhook_certs: project.webhook_certs,
+        runtime: project.runtime,
+        fetch_deps: FetchDeps { enabled: false },
+    })];
     for r in &project.resources {
-        commands.push(create_api(input, r));
+        commands.push(Step::CreateApi(create_api(input, r)));
     }
     for (group, kind, version) in storage_versions(input, project)? {
-        commands.push(
-            [
-                "edit",
-                "--storage-version",
-                &version,
-                "--kind",
-                &kind,
-                "--group",
-                &group,
-            ]
-            .map(String::from)
-            .to_vec(),
-        );
+        commands.push(Step::Edit(EditArgs {
+            storage_version: Some(version),
+            kind: Some(kind),
+            group: Some(group),
+            ..EditArgs::default()
+        }));
     }
     // Conversion first, then admission: one fixed order, so registration lines come out
     // the same on every replay.
     for r in project.resources.iter().filter(|r| r.webhooks.conversion) {
-        let mut args = create_webhook(r);
-        args.extend([
-            "--conversion".into(),
-            "--spoke".into(),
-            r.webhooks.spoke.join(","),
-        ]);
-        commands.push(args);
+        commands.push(Step::CreateWebhook(WebhookArgs {
+            conversion: true,
+            spoke: r.webhooks.spoke.clone(),
+            ..create_webhook(r)
+        }));
     }
     for r in &project.resources {
-        let mut args = create_webhook(r);
-        if r.webhooks.defaulting {
-            args.push("--defaulting".into());
-        }
-        if r.webhooks.validation {
-            args.push("--programmatic-validation".into());
-        }
         if r.webhooks.defaulting || r.webhooks.validation {
-            commands.push(args);
+            commands.push(Step::CreateWebhook(WebhookArgs {
+                defaulting: r.webhooks.defaulting,
+                programmatic_validation: r.webhooks.validation,
+                ..create_webhook(r)
+            }));
         }
     }
     // Last, as a user adds it: the chart is made from config/ as the commands above leave it.
     if project.helm {
-        commands.push(vec!["edit".into(), "--helm".into()]);
+        commands.push(Step::Edit(EditArgs {
+            helm: Some(true),
+            ..EditArgs::default()
+        }));
     }
     Ok(commands)
 }
 
-/// `create <what> --group G --version V --kind K` for one resource of PROJECT.
-fn create(what: &str, r: &Resource) -> Vec<String> {
-    let gvk = [
-        "--group",
-        &r.group,
-        "--version",
-        &r.version,
-        "--kind",
-        &r.kind,
-    ];
-    ["create", what]
-        .into_iter()
-        .chain(gvk)
-        .map(String::from)
-        .collect()
+/// `create webhook --group G --version V --kind K` for one resource of PROJECT, no webhook
+/// chosen yet.
+fn create_webhook(r: &Resource) -> WebhookArgs {
+    WebhookArgs {
+        group: r.group.clone(),
+        version: r.version.clone(),
+        kind: r.kind.clone(),
+        defaulting: false,
+        programmatic_validation: false,
+        conversion: false,
+        spoke: Vec::new(),
+        force: false,
+    }
 }
 
-fn create_webhook(r: &Resource) -> Vec<String> {
-    create("webhook", r)
-}
-
-fn create_api(input: &Path, r: &Resource) -> Vec<String> {
+fn create_api(input: &Path, r: &Resource) -> ApiArgs {
+    let mut args = ApiArgs {
+        group: Some(r.group.clone()),
+        version: Some(r.version.clone()),
+        kind: Some(r.kind.clone()),
+        plural: None,
+        cluster_scoped: false,
+        resource: r.path.is_some(),
+        controller: Some(r.controller),
+        finalizer: r.finalizer,
+        force: false,
+        from_crd: None,
+    };
     if r.external {
         // The kind's CRD, as the project keeps it, replayed from where it is kept.
-        let crd = input.join(r.crd.as_deref().unwrap_or_default());
-        return vec![
-            "create".into(),
-            "api".into(),
-            "--from-crd".into(),
-            crd.to_string_lossy().into_owned(),
-            "--kind".into(),
-            r.kind.clone(),
-            "--version".into(),
-            r.version.clone(),
-            format!("--controller={}", r.controller),
-        ];
-    }
-    let mut args = create("api", r);
-    if r.path.is_some() {
-        args.extend(["--plural".into(), r.plural.clone()]);
-        if !r.namespaced {
-            args.push("--cluster-scoped".into());
-        }
-    } else {
-        args.push("--resource=false".into());
-    }
-    args.push(format!("--controller={}", r.controller));
-    if r.finalizer {
-        args.push("--finalizer".into());
+        args.group = None;
+        args.resource = true;
+        args.finalizer = false;
+        args.from_crd = Some(input.join(r.crd.as_deref().unwrap_or_default()));
+    } else if r.path.is_some() {
+        args.plural = Some(r.plural.clone());
+        args.cluster_scoped = !r.namespaced;
     }
     args
 }
@@ -325,7 +405,7 @@ fn storage_versions(input: &Path, project: &Project) -> Result<Vec<(String, Stri
 }
 
 /// Owner and license from `hack/boilerplate.rs.txt`, which `init` wrote from them.
-fn boilerplate(input: &Path) -> (String, String) {
+fn boilerplate(input: &Path) -> (String, License) {
     let text = std::fs::read_to_string(input.join("hack/boilerplate.rs.txt")).unwrap_or_default();
     let owner = text
         .lines()
@@ -335,11 +415,11 @@ fn boilerplate(input: &Path) -> (String, String) {
         .lines()
         .find_map(|l| l.strip_prefix("// SPDX-License-Identifier: "))
     {
-        Some("Apache-2.0") => "apache2",
-        Some("MIT") => "mit",
-        _ => "none",
+        Some("Apache-2.0") => License::Apache2,
+        Some("MIT") => License::Mit,
+        _ => License::None,
     };
-    (owner.to_string(), license.to_string())
+    (owner.to_string(), license)
 }
 
 /// Copies every `.rs` file of [`USER_SOURCE_DIRS`] that the fresh tree also has (so it is

@@ -15,10 +15,10 @@ use anyhow::{Context, Result, bail};
 use clap::{ArgGroup, Args};
 use heck::ToSnakeCase;
 
-use crate::cli::Global;
 use crate::commands::create::{source, sources_with};
 use crate::commands::generate::warn_stale;
 use crate::commands::write_plan;
+use crate::context::Global;
 use crate::crd::diagnostics::in_file;
 use crate::names;
 use crate::project::{self, Project, Resource, RuntimeSource, WebhookCerts};
@@ -26,7 +26,7 @@ use crate::runtime_crate;
 use crate::scaffold::{DiskTree, FileAction, Plan, Renderer, Tree};
 use crate::webhook::certs;
 
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 #[command(group(ArgGroup::new("change").required(true).args(["storage_version", "webhook_certs", "runtime", "helm"])))]
 pub struct EditArgs {
     /// Make this version the one the API server stores and the controller watches

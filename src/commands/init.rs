@@ -7,8 +7,8 @@ use clap::{Args, ValueEnum};
 use heck::ToSnakeCase;
 use serde::Serialize;
 
-use crate::cli::{FetchDeps, Global};
 use crate::commands::{version, write_plan};
+use crate::context::{FetchDeps, Global};
 use crate::lockfile;
 use crate::names;
 use crate::project::{self, Project, RuntimeSource, WebhookCerts};

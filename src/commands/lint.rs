@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use clap::{Args, ValueEnum};
 
-use crate::cli::Global;
+use crate::context::Global;
 use crate::lint::{self, Severity, Sources, registry, report};
 
 #[derive(Debug, Args)]

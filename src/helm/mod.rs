@@ -18,9 +18,8 @@ use anyhow::Result;
 use serde_json::json;
 use serde_yaml::Value;
 
-use crate::commands::generate::Generated;
 use crate::project::Project;
-use crate::scaffold::{DiskTree, Plan, Renderer};
+use crate::scaffold::{DiskTree, Generated, Plan, Renderer};
 
 /// The chart's directory in the project.
 pub const DIR: &str = "dist/chart";

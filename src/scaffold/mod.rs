@@ -6,6 +6,7 @@
 mod confine;
 mod edit;
 mod fsops;
+mod generated;
 pub mod kind_clash;
 mod markers;
 mod plan;
@@ -18,6 +19,7 @@ mod yaml_list;
 
 pub use edit::{DependencySource, Edit};
 pub use fsops::Faults;
+pub use generated::Generated;
 pub use markers::{has_marker, insert_before_marker};
 pub use plan::{Change, FileAction, Plan};
 pub use render::Renderer;

@@ -16,8 +16,8 @@ use heck::ToSnakeCase;
 use serde::Serialize;
 
 use super::{api, sources_with};
-use crate::cli::Global;
 use crate::commands::write_plan;
+use crate::context::Global;
 use crate::names;
 use crate::project::{self, Project, Resource};
 use crate::runtime_crate;

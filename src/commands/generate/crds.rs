@@ -9,11 +9,11 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
-use super::Generated;
-use crate::cli::Global;
 use crate::commands::version;
+use crate::context::Global;
 use crate::crd::{self, emit};
 use crate::project;
+use crate::scaffold::Generated;
 use crate::scaffold::Plan;
 
 #[derive(Debug, Default, Args)]

@@ -4,9 +4,9 @@
 use anyhow::{Result, bail};
 use clap::Args;
 
-use super::Generated;
-use crate::cli::Global;
+use crate::context::Global;
 use crate::project::Project;
+use crate::scaffold::Generated;
 use crate::scaffold::Plan;
 
 #[derive(Debug, Args)]

@@ -12,10 +12,10 @@ use std::path::PathBuf;
 use anyhow::{Result, bail};
 use clap::{Args, Subcommand};
 
-use crate::cli::Global;
 use crate::commands::write_plan_to;
+use crate::context::Global;
 use crate::project::{Project, RuntimeSource};
-use crate::scaffold::{DiskTree, Plan};
+use crate::scaffold::{DiskTree, Generated, Plan};
 
 #[derive(Debug, Subcommand)]
 pub enum GenerateCommand {
@@ -107,25 +107,6 @@ pub fn run(global: &Global, command: GenerateCommand) -> Result<()> {
             }
             finish(global, planned, args.check, "generate manifests")
         }
-    }
-}
-
-/// What a generator wants written, and the files it found that nothing produces any more
-/// (reported, never deleted: the user may still want them).
-#[derive(Debug, Default)]
-pub struct Generated {
-    pub plan: Plan,
-    pub stale: Vec<PathBuf>,
-    /// The output directory the user named: the plan writes there and nowhere else, even
-    /// outside the project (see `DiskTree::writing_under`).
-    pub output_dir: Option<PathBuf>,
-}
-
-impl Generated {
-    pub fn extend(&mut self, other: Generated) {
-        self.plan.extend(other.plan);
-        self.stale.extend(other.stale);
-        self.output_dir = self.output_dir.take().or(other.output_dir);
     }
 }
 

@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 use clap::Args;
 
-use super::Generated;
-use crate::cli::Global;
+use crate::context::Global;
 use crate::crd::collect_sources_in;
 use crate::project::{self, Project};
 use crate::rbac;
+use crate::scaffold::Generated;
 use crate::scaffold::Plan;
 
 #[derive(Debug, Args)]

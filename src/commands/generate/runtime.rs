@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use clap::Args;
 
-use super::Generated;
-use crate::cli::Global;
+use crate::context::Global;
 use crate::project::{Project, RuntimeSource};
 use crate::runtime_crate;
+use crate::scaffold::Generated;
 use crate::scaffold::Plan;
 
 #[derive(Debug, Args)]

@@ -4,9 +4,9 @@
 use anyhow::Result;
 use clap::Args;
 
-use super::Generated;
-use crate::cli::Global;
+use crate::context::Global;
 use crate::project::Project;
+use crate::scaffold::Generated;
 use crate::scaffold::{DiskTree, Plan, Renderer};
 use crate::webhook::{certs, manifests};
 
