@@ -191,7 +191,7 @@ impl Step {
 impl std::fmt::Display for Step {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut line = Line::default();
-        match self {
+        let command = match self {
             Step::Init(a) => {
                 line.flag("domain", &a.domain);
                 line.flag(
@@ -212,7 +212,7 @@ impl std::fmt::Display for Step {
                 if a.runtime != RuntimeSource::default() {
                     line.flag("runtime", a.runtime.as_str());
                 }
-                return write!(f, "init {}", line.0.join(" "));
+                "init"
             }
             Step::CreateApi(a) => {
                 if let Some(crd) = &a.from_crd {
@@ -237,7 +237,7 @@ impl std::fmt::Display for Step {
                 if a.finalizer {
                     line.arg("--finalizer");
                 }
-                return write!(f, "create api {}", line.0.join(" "));
+                "create api"
             }
             Step::Edit(a) => {
                 if a.helm == Some(true) {
@@ -265,9 +265,10 @@ impl std::fmt::Display for Step {
                 if a.programmatic_validation {
                     line.arg("--programmatic-validation");
                 }
-                write!(f, "create webhook {}", line.0.join(" "))
+                "create webhook"
             }
-        }
+        };
+        write!(f, "{command} {}", line.0.join(" "))
     }
 }
 
