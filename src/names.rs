@@ -13,6 +13,9 @@
 use anyhow::{Result, bail};
 
 pub mod clash;
+pub mod typed;
+
+pub use typed::{Group, Kind, Plural, Version};
 
 const MAX_LABEL: usize = 63;
 const MAX_SUBDOMAIN: usize = 253;

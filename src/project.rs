@@ -223,6 +223,21 @@ fn types_path(path: &str) -> Result<()> {
 }
 
 impl Project {
+    /// The versions of this project's own kind `group`/`kind`.
+    pub fn own_versions(&self, group: &str, kind: &str) -> Vec<&Resource> {
+        self.resources
+            .iter()
+            .filter(|r| r.group == group && r.domain == self.domain && r.kind == kind && r.is_own())
+            .collect()
+    }
+
+    /// The external kind PROJECT records for `group`/`kind` (`create api --from-crd`).
+    pub fn external_kind(&self, group: &str, kind: &str) -> Option<&Resource> {
+        self.resources
+            .iter()
+            .find(|r| r.external && r.group == group && r.kind == kind)
+    }
+
     pub fn new(
         domain: &str,
         project_name: &str,

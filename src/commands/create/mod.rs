@@ -2,7 +2,6 @@
 
 pub mod api;
 pub mod builtin;
-pub mod external;
 mod group_names;
 pub mod source;
 pub mod webhook;
@@ -13,7 +12,24 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use crate::crd::SourceFile;
-use crate::scaffold::Change;
+use crate::scaffold::{Change, Plan, Tree};
+
+pub(crate) const API_MOD: &str = "src/api/mod.rs";
+pub(crate) const CONTROLLERS_MOD: &str = "src/controllers/mod.rs";
+/// The envtest test binary (a real API server) that `init` scaffolds.
+pub(crate) const ENVTEST_MAIN: &str = "tests/envtest/main.rs";
+
+/// Whether the project has the envtest test binary: projects scaffolded before rsbuilder
+/// wrote one get no envtest tests added.
+pub(crate) fn envtest_scaffolded(tree: &dyn Tree) -> Result<bool> {
+    Ok(tree.read(Path::new(ENVTEST_MAIN))?.is_some())
+}
+
+/// A plan and what to tell the user once it is written.
+pub struct Planned {
+    pub plan: Plan,
+    pub next: String,
+}
 
 /// Every `.rs` file under `root/dir`, with paths relative to `root`, sorted; then `changes`
 /// (a resolved plan) laid over them, so generators see the tree as it will be.

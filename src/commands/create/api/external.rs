@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
-use super::api::{self, ApiRequest, Ctx, EnumField, Planned};
+use super::context::{Ctx, EnumField};
+use super::controller::{plan_controller, plan_role};
+use crate::commands::create::{API_MOD, ENVTEST_MAIN, Planned, envtest_scaffolded};
 use crate::external::{self, TYPES_DIR, crd_file};
 use crate::project::{self, Project, Resource};
 use crate::scaffold::{Plan, Renderer, Tree};
@@ -58,7 +60,7 @@ pub fn plan(
         );
     }
     let version = crd_file::version(&crd, request.version.as_deref())?;
-    let recorded = recorded(project, &group, &kind);
+    let recorded = project.external_kind(&group, &kind);
     if let Some(r) = recorded {
         let path = r.path.as_deref().unwrap_or_default();
         if !request.force {
@@ -75,7 +77,7 @@ pub fn plan(
         }
     }
 
-    let ctx = context(tree, project, &crd, &version, request)?;
+    let ctx = context(tree, project, &crd, &version)?;
     check_collisions(project, &ctx, recorded, request.controller)?;
     let types_path = format!(
         "{TYPES_DIR}/{}/{}/{}.rs",
@@ -104,16 +106,16 @@ pub fn plan(
         renderer.render("api/fragments/make_external_crds.hbs", &ctx)?,
     );
     // The envtest control plane installs the CRDs of the kinds the project does not own.
-    if api::envtest_scaffolded(tree)? {
+    if envtest_scaffolded(tree)? {
         plan.insert(
-            api::ENVTEST_MAIN,
+            ENVTEST_MAIN,
             "envtest-environment",
             "crd_directories: vec![\"config/crd/bases\", \"config/external-crds\"],",
         );
     }
     let had_controller = recorded.is_some_and(|r| r.controller);
     if request.controller {
-        api::plan_controller(tree, renderer, &mut plan, &ctx, true)?;
+        plan_controller(tree, renderer, &mut plan, &ctx, true)?;
     }
 
     let mut updated = project.clone();
@@ -141,7 +143,7 @@ pub fn plan(
     }
     let changes = plan.resolve(tree, request.force)?;
     if request.controller {
-        api::plan_role(root, &mut plan, &changes, project)?;
+        plan_role(root, &mut plan, &changes, project)?;
     }
     plan.generate(project::FILE, updated.to_yaml());
 
@@ -165,68 +167,11 @@ pub fn plan(
 
 /// The templates' context for an external kind: its own group (no domain of this
 /// project), modules under `api::external`, and the built-in kinds' controller.
-fn context(
-    tree: &dyn Tree,
-    project: &Project,
-    crd: &crd_file::Crd,
-    version: &str,
-    request: &FromCrd,
-) -> Result<Ctx> {
-    let args = ApiRequest {
-        group: crd.group().to_string(),
-        version: version.to_string(),
-        kind: crd.kind().to_string(),
-        plural: Some(crd.plural().to_string()),
-        cluster_scoped: !crd.namespaced(),
-        resource: false,
-        controller: request.controller,
-        finalizer: false,
-        force: request.force,
-    };
-    let kind_snake = external::kind_module(crd.kind());
-    let mut ctx = api::base_context(tree, project, &args, &kind_snake)?;
-    make_external(
-        &mut ctx,
-        crd.group(),
-        version,
-        crd.plural(),
-        crd.namespaced(),
-    )?;
+fn context(tree: &dyn Tree, project: &Project, crd: &crd_file::Crd, version: &str) -> Result<Ctx> {
+    let names = (crd.group(), version, crd.kind());
+    let mut ctx = Ctx::external(tree, project, names, crd.plural(), crd.namespaced())?;
     ctx.enum_field = typegen::enum_field(&crd.crd, version).map(|keys| EnumField::at(&keys));
     Ok(ctx)
-}
-
-/// Points `ctx` at an external kind of `group`/`version`.
-pub(super) fn make_external(
-    ctx: &mut Ctx,
-    group: &str,
-    version: &str,
-    plural: &str,
-    namespaced: bool,
-) -> Result<()> {
-    ctx.external = true;
-    ctx.group = group.to_string();
-    ctx.group_mod = external::group_module(group);
-    ctx.api_group = group.to_string();
-    ctx.group_display = group.to_string();
-    ctx.rbac_group = group.to_string();
-    ctx.version = version.to_string();
-    ctx.version_mod = external::version_module(version)?;
-    ctx.plural = plural.to_string();
-    ctx.namespaced = namespaced;
-    ctx.types_module = format!(
-        "api::external::{}::{}::{}",
-        ctx.group_mod, ctx.version_mod, ctx.kind_snake
-    );
-    Ok(())
-}
-
-/// The external kind PROJECT records for `group`/`kind`.
-pub(super) fn recorded<'p>(project: &'p Project, group: &str, kind: &str) -> Option<&'p Resource> {
-    project
-        .resources
-        .iter()
-        .find(|r| r.external && r.group == group && r.kind == kind)
 }
 
 /// Other kinds of the project whose modules or controller this one would take.
@@ -266,7 +211,7 @@ fn check_collisions(
 
 /// The modules that lead to the types: `api::external::<group>::<version>::<kind>`.
 fn plan_modules(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx) -> Result<()> {
-    plan.insert(api::API_MOD, "api-groups", "pub mod external;");
+    plan.insert(API_MOD, "api-groups", "pub mod external;");
     let group_path = format!("{TYPES_DIR}/{}/mod.rs", ctx.group_mod);
     let version_path = format!("{TYPES_DIR}/{}/{}/mod.rs", ctx.group_mod, ctx.version_mod);
     for (path, template, marker, line) in [
