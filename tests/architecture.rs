@@ -370,16 +370,16 @@ const LAYERS: &[&[&str]] = &[
         "crd",
         "helm",
         "webhook",
-        "external",
+        "external::crd_file",
         "typegen",
         "rbac",
         "envtest",
         "runtime_crate",
         "lockfile",
-        "lock",
     ],
     &[
-        "context", "scaffold", "project", "names", "syntax", "yaml", "errors", "console",
+        "context", "scaffold", "project", "external", "names", "lock", "syntax", "yaml", "errors",
+        "console",
     ],
 ];
 
