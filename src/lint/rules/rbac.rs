@@ -12,9 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use syn::visit::Visit;
 
 use crate::commands::create::builtin;
+use crate::lint::check::Check;
 use crate::lint::finding::{Finding, RuleId, Severity};
 use crate::lint::input::Inputs;
-use crate::lint::registry::Check;
 use crate::lint::yaml::Pos;
 use crate::rbac;
 
