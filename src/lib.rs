@@ -4,6 +4,7 @@
 // `console` (outln!, errln!), which exits 1 instead. Tests may print as they like.
 #![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]
 
+pub mod builtin_kinds;
 pub mod cli;
 pub mod commands;
 pub mod console;

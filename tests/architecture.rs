@@ -378,7 +378,16 @@ const LAYERS: &[&[&str]] = &[
         "lockfile",
     ],
     &[
-        "context", "scaffold", "project", "external", "names", "lock", "syntax", "yaml", "errors",
+        "context",
+        "scaffold",
+        "project",
+        "external",
+        "builtin_kinds",
+        "names",
+        "lock",
+        "syntax",
+        "yaml",
+        "errors",
         "console",
     ],
 ];

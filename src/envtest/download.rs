@@ -22,7 +22,7 @@ use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
 use sha2::{Digest, Sha512};
 
-use super::Platform;
+use super::platform::Platform;
 use super::store::REQUIRED;
 use super::version::{Selector, Version};
 

@@ -6,50 +6,18 @@
 //! and `TEST_ASSET_ETCD`, then `KUBEBUILDER_ASSETS`, then the store ([`store`]).
 
 pub mod download;
+pub mod platform;
 pub mod source;
 pub mod store;
 pub mod version;
 
-use std::fmt;
 use std::path::PathBuf;
 
 use anyhow::{Context as _, Result, bail};
 
+pub use platform::Platform;
 use store::Store;
 use version::{Selector, Version};
-
-/// An `os-arch` pair as Go names them, which the store and the archives use.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Platform {
-    pub os: String,
-    pub arch: String,
-}
-
-impl Platform {
-    pub fn new(os: &str, arch: &str) -> Self {
-        Self {
-            os: os.into(),
-            arch: arch.into(),
-        }
-    }
-
-    /// This machine's.
-    pub fn current() -> Self {
-        let arch = match std::env::consts::ARCH {
-            "x86_64" => "amd64",
-            "aarch64" => "arm64",
-            "powerpc64" => "ppc64le",
-            other => other,
-        };
-        Self::new(std::env::consts::OS, arch)
-    }
-}
-
-impl fmt::Display for Platform {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}-{}", self.os, self.arch)
-    }
-}
 
 /// Where the binaries were found.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, bail};
 
-use super::Platform;
+use super::platform::Platform;
 use super::version::{Selector, Version};
 
 /// The binaries a control plane needs; `kubectl` is kept when an archive brings it.

@@ -9,25 +9,18 @@ use std::collections::{BTreeMap, BTreeSet};
 use anyhow::{Result, bail};
 use serde_yaml::Value;
 
-use super::fields::{add_entry, extend_map, ports_from_values};
+use super::fields::{Defaults, add_entry, extend_map, ports_from_values};
 use super::kustomize::Renders;
-use super::manager::{Defaults, is_manager, manager_defaults, manager_values};
+use super::manager::{is_manager, manager_defaults, manager_values};
 use super::merge;
+// `helm/mod.rs` names the helpers through the chart that takes them.
+use super::template::Helpers;
 use super::template::{Entry, Node, emit};
 
 /// One template of the chart: its path under `templates/` and its text.
 pub struct Template {
     pub path: String,
     pub text: String,
-}
-
-/// What the chart's templates include from `_helpers.tpl`, named after the chart.
-pub struct Helpers<'a>(pub &'a str);
-
-impl Helpers<'_> {
-    pub(super) fn include(&self, what: &str) -> String {
-        format!("{{{{ include \"{}.{what}\" . }}}}", self.0)
-    }
 }
 
 pub fn templates(renders: &Renders, helpers: &Helpers) -> Result<(Vec<Template>, Defaults)> {

@@ -1,10 +1,40 @@
 //! Where values go into an object of the chart: whole fields from values, mappings and
-//! sequences values extend, entries added under a condition, and the ports.
+//! sequences values extend, entries added under a condition, and the ports; and the
+//! values' defaults, read off what kustomize rendered (`manager`), that the ports match.
 
+use serde::Serialize;
 use serde_yaml::Value;
 
-use super::manager::Defaults;
 use super::template::{Entry, Node};
+
+/// The default of a value, taken from what kustomize rendered.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Defaults {
+    pub image_repository: String,
+    pub image_tag: String,
+    pub image_digest: String,
+    pub image_pull_policy: String,
+    pub image_pull_secrets: Value,
+    pub replicas: Value,
+    pub resources: Value,
+    pub node_selector: Value,
+    pub tolerations: Value,
+    pub affinity: Value,
+    pub topology_spread_constraints: Value,
+    pub priority_class_name: String,
+    pub pod_security_context: Value,
+    pub security_context: Value,
+    pub service_account_name: String,
+    pub leader_election: bool,
+    pub metrics_port: u16,
+    /// The webhook server's port, when the manager serves webhooks.
+    pub webhook_port: Option<u16>,
+    pub prometheus: bool,
+    pub network_policy: bool,
+    /// Whether cert-manager issues the webhook certificate, for a project with webhooks.
+    pub cert_manager: Option<bool>,
+}
 
 /// `key` rendered from `values`, whose default is what kustomize rendered; absent there,
 /// absent unless set.

@@ -2,42 +2,11 @@
 //! pod and container settings users set through values.
 
 use anyhow::Result;
-use serde::Serialize;
 use serde_yaml::Value;
 
-use super::chart::Helpers;
-use super::fields::{extend_list, extend_map, from_values, ports_from_values, to_value};
+use super::fields::{Defaults, extend_list, extend_map, from_values, ports_from_values, to_value};
 use super::kustomize::Renders;
-use super::template::{Item, Node};
-
-/// The default of a value, taken from what kustomize rendered.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Defaults {
-    pub image_repository: String,
-    pub image_tag: String,
-    pub image_digest: String,
-    pub image_pull_policy: String,
-    pub image_pull_secrets: Value,
-    pub replicas: Value,
-    pub resources: Value,
-    pub node_selector: Value,
-    pub tolerations: Value,
-    pub affinity: Value,
-    pub topology_spread_constraints: Value,
-    pub priority_class_name: String,
-    pub pod_security_context: Value,
-    pub security_context: Value,
-    pub service_account_name: String,
-    pub leader_election: bool,
-    pub metrics_port: u16,
-    /// The webhook server's port, when the manager serves webhooks.
-    pub webhook_port: Option<u16>,
-    pub prometheus: bool,
-    pub network_policy: bool,
-    /// Whether cert-manager issues the webhook certificate, for a project with webhooks.
-    pub cert_manager: Option<bool>,
-}
+use super::template::{Helpers, Item, Node};
 
 /// The port the manager's webhook server listens on unless told otherwise (the runtime's
 /// `--webhook-port` default).

@@ -46,7 +46,7 @@ pub fn plan(root: &Path, project: &Project, pending: &Plan) -> Result<Generated>
     let project = pending_project.as_ref().unwrap_or(project);
     let renders = kustomize::render(root, project, &changed)?;
     let name = &project.project_name;
-    let (templates, defaults) = chart::templates(&renders, &chart::Helpers(name))?;
+    let (templates, defaults) = chart::templates(&renders, &template::Helpers(name))?;
     let renderer = Renderer::new()?;
     let crds: Vec<String> = renders
         .base

@@ -1,7 +1,8 @@
 //! One object of the chart as a tree: the YAML kustomize rendered, in which some values are
 //! template expressions and some entries are conditional. It is written as block YAML
 //! whose control lines (`{{- if ... }}`) stand on lines of their own, so a template reads
-//! like the object it renders.
+//! like the object it renders. [`Helpers`] names what its expressions include from
+//! `_helpers.tpl`.
 
 use serde_yaml::Value;
 
@@ -154,6 +155,15 @@ impl Node {
             Node::List { items, .. } => items.iter_mut().for_each(|i| i.node.rewrite_strings(f)),
             _ => {}
         }
+    }
+}
+
+/// What the chart's templates include from `_helpers.tpl`, named after the chart.
+pub struct Helpers<'a>(pub &'a str);
+
+impl Helpers<'_> {
+    pub(super) fn include(&self, what: &str) -> String {
+        format!("{{{{ include \"{}.{what}\" . }}}}", self.0)
     }
 }
 

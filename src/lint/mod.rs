@@ -1,10 +1,12 @@
 //! `rsbuilder lint`: an offline review of an operator's API, before any cluster sees it.
 //!
 //! [`input`] reads every file once (YAML with positions, see [`yaml`]); each module of
-//! [`rules`] checks one thing and reports [`Finding`]s; [`registry`] lists the rules in
-//! the order they run, the way schemars lists its transforms; [`report`] prints them,
-//! sorted, as compiler diagnostics or JSON. Nothing here writes a file or runs user code.
+//! [`rules`] checks one thing, offers itself as a [`check::Check`] and reports
+//! [`Finding`]s; [`registry`] lists the rules in the order they run, the way schemars lists
+//! its transforms; [`report`] prints them, sorted, as compiler diagnostics or JSON. Nothing
+//! here writes a file or runs user code.
 
+pub mod check;
 pub mod finding;
 pub mod input;
 pub mod registry;

@@ -1,15 +1,9 @@
 //! The rules, in the order they run; each module of `rules/` owns its ids.
 
+use super::check::Check;
 use super::finding::{Finding, RuleId};
 use super::input::{self, Inputs};
 use super::rules;
-
-/// One module of rules: its ids and its entry point.
-pub struct Check {
-    pub name: &'static str,
-    pub rules: &'static [&'static RuleId],
-    pub run: fn(&Inputs, &mut Vec<Finding>),
-}
 
 fn no_check(_: &Inputs, _: &mut Vec<Finding>) {}
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, bail};
 
-use super::{Edit, ListEntries, Tree, insert_before_marker, rust_markers};
+use super::{Change, Edit, ListEntries, Tree, insert_before_marker, rust_markers};
 
 /// One intended change to one file. Paths are relative to the project root.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,15 +33,6 @@ pub enum FileAction {
 #[derive(Debug, Default)]
 pub struct Plan {
     actions: Vec<FileAction>,
-}
-
-/// A resolved change: the file's current contents (if any) and what it becomes (`None`:
-/// it is removed).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Change {
-    pub path: PathBuf,
-    pub old: Option<String>,
-    pub new: Option<String>,
 }
 
 impl Plan {

@@ -1,8 +1,9 @@
 //! The only place that touches the project on disk. Commands read through [`Tree`] and
-//! write a whole resolved plan with [`Tree::apply`], which leaves the tree as it was
-//! when any file fails, and as it was or complete when the process is killed
-//! (`txn.rs`); never writes outside its directory or through a link (`confine.rs`); and
-//! holds the directory against other rsbuilder processes while it writes (`lock.rs`).
+//! write a whole resolved plan, its [`Change`]s, with [`Tree::apply`], which leaves the
+//! tree as it was when any file fails, and as it was or complete when the process is
+//! killed (`txn.rs`); never writes outside its directory or through a link
+//! (`confine.rs`); and holds the directory against other rsbuilder processes while it
+//! writes (`lock.rs`).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -11,11 +12,19 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use super::Change;
 use super::confine::{Wall, relative};
 use super::fsops::{Faults, Ops};
 use super::txn::{self, NewFile};
 use crate::lock::{self, Access};
+
+/// A resolved change: the file's current contents (if any) and what it becomes (`None`:
+/// it is removed).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    pub path: PathBuf,
+    pub old: Option<String>,
+    pub new: Option<String>,
+}
 
 pub trait Tree {
     /// The file's text, or `None` when it does not exist.

@@ -8,9 +8,9 @@
 
 use std::collections::BTreeSet;
 
+use crate::lint::check::Check;
 use crate::lint::finding::{Finding, RuleId, Severity};
 use crate::lint::input::{Crd, Inputs, Version, str_at};
-use crate::lint::registry::Check;
 use crate::lint::schema::Schema;
 use crate::lint::yaml::{Node, Segment};
 

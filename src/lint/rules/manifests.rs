@@ -3,9 +3,9 @@
 //! using-api/deprecation-guide/); generated projects target Kubernetes 1.37 (k8s-openapi's
 //! `v1_37`), so everything removed by then is an error.
 
+use crate::lint::check::Check;
 use crate::lint::finding::{Finding, RuleId, Severity};
 use crate::lint::input::{Inputs, str_at};
-use crate::lint::registry::Check;
 use crate::lint::yaml::Segment;
 
 pub static API_REMOVED: RuleId = RuleId {

@@ -4,9 +4,9 @@
 //! (an error); a short name of a built-in resource is served but `kubectl get <short name>`
 //! reaches the built-in one (a warning).
 
+use crate::lint::check::Check;
 use crate::lint::finding::{Finding, RuleId, Severity};
 use crate::lint::input::{Crd, Inputs, str_at};
-use crate::lint::registry::Check;
 use crate::lint::yaml::Node;
 use crate::names::clash::{self, KindNames, Role};
 

@@ -11,10 +11,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use syn::visit::Visit;
 
-use crate::commands::create::builtin;
+use crate::builtin_kinds;
+use crate::lint::check::Check;
 use crate::lint::finding::{Finding, RuleId, Severity};
 use crate::lint::input::Inputs;
-use crate::lint::registry::Check;
 use crate::lint::yaml::Pos;
 use crate::rbac;
 
@@ -73,7 +73,7 @@ fn run(inputs: &Inputs, out: &mut Vec<Finding>) {
                             format!(
                                 "the controller uses {} ({}/{plural}), but no +rsbuilder:rbac marker grants {plural}",
                                 ty.last().map_or("", String::as_str),
-                                builtin::display_group(&group),
+                                builtin_kinds::display_group(&group),
                             ),
                         )
                         .hint(format!(
@@ -98,7 +98,7 @@ fn resolve(
     };
     let (kind, module) = full.split_last()?;
     if module.first().is_some_and(|m| m == "k8s_openapi") {
-        let b = builtin::by_module(&module.join("::"), kind)?;
+        let b = builtin_kinds::by_module(&module.join("::"), kind)?;
         return Some((b.group.to_string(), b.plural.to_string()));
     }
     let own_module =

@@ -10,9 +10,9 @@
 use serde_json::Value;
 
 use super::{find_version, metadata};
+use crate::lint::check::Check;
 use crate::lint::finding::{Finding, RuleId, Severity};
 use crate::lint::input::{Inputs, Sample};
-use crate::lint::registry::Check;
 use crate::lint::schema::Schema;
 use crate::lint::yaml::{Kind, Segment, display_path};
 

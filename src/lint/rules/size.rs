@@ -6,9 +6,9 @@
 //! MaxRequestBodyBytes). etcd's 1.5 MiB per request applies to the object as stored, which
 //! for a CRD is protobuf, much smaller than its JSON: a 2.75 MB JSON CRD is stored.
 
+use crate::lint::check::Check;
 use crate::lint::finding::{Finding, RuleId, Severity};
 use crate::lint::input::Inputs;
-use crate::lint::registry::Check;
 
 pub static CRD_SIZE: RuleId = RuleId {
     id: "crd-size",

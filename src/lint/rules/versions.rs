@@ -16,9 +16,9 @@ use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use crate::lint::check::Check;
 use crate::lint::finding::{Finding, RuleId, Severity};
 use crate::lint::input::{Crd, Inputs, Version, YamlFile, str_at};
-use crate::lint::registry::Check;
 use crate::lint::schema::Schema;
 use crate::lint::yaml::{self, Node, Segment};
 use crate::names::version_order;

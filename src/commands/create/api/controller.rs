@@ -8,7 +8,8 @@ use anyhow::{Result, anyhow, bail};
 
 use super::context::Ctx;
 use super::request::ApiRequest;
-use crate::commands::create::builtin::{self, Builtin};
+use crate::builtin_kinds::{Builtin, display_group};
+use crate::commands::create::builtin::lookup;
 use crate::commands::create::{
     CONTROLLERS_MOD, ENVTEST_MAIN, Planned, envtest_scaffolded, sources_with,
 };
@@ -210,12 +211,12 @@ fn for_builtin_kind(
     request: &ApiRequest,
     mut ctx: Ctx,
 ) -> Result<(Ctx, Project)> {
-    let b = builtin::lookup(&request.group, &request.version, &request.kind).map_err(|e| {
+    let b = lookup(&request.group, &request.version, &request.kind).map_err(|e| {
         anyhow!("{e}; to scaffold a kind of your own instead, drop --resource=false")
     })?;
     check_builtin(&b, request)?;
     ctx.api_group = b.group.to_string();
-    ctx.group_display = builtin::display_group(b.group).to_string();
+    ctx.group_display = display_group(b.group).to_string();
     ctx.rbac_group = if b.group.is_empty() {
         "\"\"".into()
     } else {

@@ -31,9 +31,9 @@ use kube_cel::{ErrorKind, Validator, compile_schema};
 use serde_json::Value;
 
 use super::find_version;
+use crate::lint::check::Check;
 use crate::lint::finding::{Finding, RuleId, Severity};
 use crate::lint::input::{Crd, Inputs, Version};
-use crate::lint::registry::Check;
 use crate::lint::schema::Schema;
 use crate::lint::yaml::{Pos, Segment, parse_path};
 use decl::Decl;
