@@ -563,3 +563,73 @@ fn counts() {
         println!("  {lines:5} {name}");
     }
 }
+
+/// The longest a function of a command may be: a command's plan reads as a short list of
+/// named steps.
+const COMMAND_FN_LINES: usize = 80;
+/// The longest a file may be without saying why in its first comment.
+const FILE_LINES: usize = 600;
+/// How a long file's first comment says why it is one file.
+const WHY_ONE_FILE: &str = "Why one file:";
+
+#[test]
+fn no_two_files_use_each_other_even_through_others() {
+    let krate = Crate::read();
+    let cycles = cycles(krate.sources.len(), &krate.edges());
+    let named: Vec<Vec<String>> = cycles
+        .iter()
+        .map(|c| c.iter().map(|&f| krate.name(f)).collect())
+        .collect();
+    assert!(named.is_empty(), "import cycles between files: {named:#?}");
+}
+
+#[test]
+fn no_file_uses_a_file_of_a_higher_layer() {
+    let krate = Crate::read();
+    let up: Vec<String> = upward(&krate, &krate.edges())
+        .into_iter()
+        .map(|(from, to)| format!("{} -> {}", krate.name(from), krate.name(to)))
+        .collect();
+    assert!(up.is_empty(), "arrows up a layer (see LAYERS): {up:#?}");
+}
+
+#[test]
+fn commands_plan_in_short_steps() {
+    let krate = Crate::read();
+    let long: Vec<String> = functions(&krate)
+        .into_iter()
+        .filter(|(file, _, lines)| {
+            *lines > COMMAND_FN_LINES
+                && krate.sources[*file]
+                    .module
+                    .first()
+                    .is_some_and(|m| m == "commands")
+        })
+        .map(|(file, name, lines)| format!("{} {name}: {lines} lines", krate.name(file)))
+        .collect();
+    assert!(
+        long.is_empty(),
+        "functions of src/commands over {COMMAND_FN_LINES} lines: {long:#?}"
+    );
+}
+
+#[test]
+fn long_files_say_why_they_are_one_file() {
+    let krate = Crate::read();
+    let unexplained: Vec<String> = krate
+        .sources
+        .iter()
+        .filter(|s| s.lines > FILE_LINES)
+        .filter(|s| {
+            let text = std::fs::read_to_string(&s.path).unwrap();
+            let first_comment: Vec<&str> =
+                text.lines().take_while(|l| l.starts_with("//!")).collect();
+            !first_comment.join(" ").contains(WHY_ONE_FILE)
+        })
+        .map(|s| format!("{} ({} lines)", s.path.display(), s.lines))
+        .collect();
+    assert!(
+        unexplained.is_empty(),
+        "files over {FILE_LINES} lines whose first comment has no {WHY_ONE_FILE:?}: {unexplained:#?}"
+    );
+}

@@ -190,86 +190,98 @@ impl Step {
 /// The command line a user would type for the step, for `--dry-run` and errors.
 impl std::fmt::Display for Step {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let mut line = Line::default();
-        let command = match self {
-            Step::Init(a) => {
-                line.flag("domain", &a.domain);
-                line.flag(
-                    "project-name",
-                    a.project_name.as_deref().unwrap_or_default(),
-                );
-                line.flag("license", &value_name(a.license));
-                line.arg("--fetch-deps=false");
-                if !a.owner.is_empty() {
-                    line.flag("owner", &a.owner);
-                }
-                if a.namespaced {
-                    line.arg("--namespaced");
-                }
-                if a.webhook_certs != WebhookCerts::default() {
-                    line.flag("webhook-certs", a.webhook_certs.as_str());
-                }
-                if a.runtime != RuntimeSource::default() {
-                    line.flag("runtime", a.runtime.as_str());
-                }
-                "init"
-            }
-            Step::CreateApi(a) => {
-                if let Some(crd) = &a.from_crd {
-                    line.flag("from-crd", &crd.to_string_lossy());
-                    line.flag("kind", a.kind.as_deref().unwrap_or_default());
-                    line.flag("version", a.version.as_deref().unwrap_or_default());
-                } else {
-                    line.flag("group", a.group.as_deref().unwrap_or_default());
-                    line.flag("version", a.version.as_deref().unwrap_or_default());
-                    line.flag("kind", a.kind.as_deref().unwrap_or_default());
-                    match &a.plural {
-                        Some(plural) if a.resource => {
-                            line.flag("plural", plural);
-                            if a.cluster_scoped {
-                                line.arg("--cluster-scoped");
-                            }
-                        }
-                        _ => line.arg("--resource=false"),
-                    }
-                }
-                line.arg(format!("--controller={}", a.controller.unwrap_or_default()));
-                if a.finalizer {
-                    line.arg("--finalizer");
-                }
-                "create api"
-            }
-            Step::Edit(a) => {
-                if a.helm == Some(true) {
-                    return write!(f, "edit --helm");
-                }
-                line.flag(
-                    "storage-version",
-                    a.storage_version.as_deref().unwrap_or_default(),
-                );
-                line.flag("kind", a.kind.as_deref().unwrap_or_default());
-                line.flag("group", a.group.as_deref().unwrap_or_default());
-                return write!(f, "edit {}", line.0.join(" "));
-            }
-            Step::CreateWebhook(a) => {
-                line.flag("group", &a.group);
-                line.flag("version", &a.version);
-                line.flag("kind", &a.kind);
-                if a.conversion {
-                    line.arg("--conversion");
-                    line.flag("spoke", &a.spoke.join(","));
-                }
-                if a.defaulting {
-                    line.arg("--defaulting");
-                }
-                if a.programmatic_validation {
-                    line.arg("--programmatic-validation");
-                }
-                "create webhook"
-            }
+        let (command, line) = match self {
+            Step::Init(a) => ("init", init_line(a)),
+            Step::CreateApi(a) => ("create api", create_api_line(a)),
+            Step::Edit(a) => ("edit", edit_line(a)),
+            Step::CreateWebhook(a) => ("create webhook", create_webhook_line(a)),
         };
         write!(f, "{command} {}", line.0.join(" "))
     }
+}
+
+fn init_line(a: &InitArgs) -> Line {
+    let mut line = Line::default();
+    line.flag("domain", &a.domain);
+    line.flag(
+        "project-name",
+        a.project_name.as_deref().unwrap_or_default(),
+    );
+    line.flag("license", &value_name(a.license));
+    line.arg("--fetch-deps=false");
+    if !a.owner.is_empty() {
+        line.flag("owner", &a.owner);
+    }
+    if a.namespaced {
+        line.arg("--namespaced");
+    }
+    if a.webhook_certs != WebhookCerts::default() {
+        line.flag("webhook-certs", a.webhook_certs.as_str());
+    }
+    if a.runtime != RuntimeSource::default() {
+        line.flag("runtime", a.runtime.as_str());
+    }
+    line
+}
+
+fn create_api_line(a: &ApiArgs) -> Line {
+    let mut line = Line::default();
+    if let Some(crd) = &a.from_crd {
+        line.flag("from-crd", &crd.to_string_lossy());
+        line.flag("kind", a.kind.as_deref().unwrap_or_default());
+        line.flag("version", a.version.as_deref().unwrap_or_default());
+    } else {
+        line.flag("group", a.group.as_deref().unwrap_or_default());
+        line.flag("version", a.version.as_deref().unwrap_or_default());
+        line.flag("kind", a.kind.as_deref().unwrap_or_default());
+        match &a.plural {
+            Some(plural) if a.resource => {
+                line.flag("plural", plural);
+                if a.cluster_scoped {
+                    line.arg("--cluster-scoped");
+                }
+            }
+            _ => line.arg("--resource=false"),
+        }
+    }
+    line.arg(format!("--controller={}", a.controller.unwrap_or_default()));
+    if a.finalizer {
+        line.arg("--finalizer");
+    }
+    line
+}
+
+fn edit_line(a: &EditArgs) -> Line {
+    let mut line = Line::default();
+    if a.helm == Some(true) {
+        line.arg("--helm");
+    } else {
+        line.flag(
+            "storage-version",
+            a.storage_version.as_deref().unwrap_or_default(),
+        );
+        line.flag("kind", a.kind.as_deref().unwrap_or_default());
+        line.flag("group", a.group.as_deref().unwrap_or_default());
+    }
+    line
+}
+
+fn create_webhook_line(a: &WebhookArgs) -> Line {
+    let mut line = Line::default();
+    line.flag("group", &a.group);
+    line.flag("version", &a.version);
+    line.flag("kind", &a.kind);
+    if a.conversion {
+        line.arg("--conversion");
+        line.flag("spoke", &a.spoke.join(","));
+    }
+    if a.defaulting {
+        line.arg("--defaulting");
+    }
+    if a.programmatic_validation {
+        line.arg("--programmatic-validation");
+    }
+    line
 }
 
 /// Arguments as a user types them.

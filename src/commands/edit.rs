@@ -20,7 +20,7 @@ use crate::commands::generate::warn_stale;
 use crate::commands::write_plan;
 use crate::context::Global;
 use crate::crd::diagnostics::in_file;
-use crate::names;
+use crate::names::{Group, Kind, Version};
 use crate::project::{self, Project, Resource, RuntimeSource, WebhookCerts};
 use crate::runtime_crate;
 use crate::scaffold::{DiskTree, FileAction, Plan, Renderer, Tree};
@@ -52,11 +52,22 @@ pub struct EditArgs {
     pub helm: Option<bool>,
 }
 
-/// `--storage-version` and its kind, once clap checked they come together.
+/// `--storage-version` and its kind, with valid names, once clap checked they come
+/// together.
 struct StorageArgs {
-    storage_version: String,
-    kind: String,
-    group: Option<String>,
+    storage_version: Version,
+    kind: Kind,
+    group: Option<Group>,
+}
+
+impl StorageArgs {
+    fn new(storage_version: &str, kind: &str, group: Option<&str>) -> Result<Self> {
+        Ok(Self {
+            storage_version: Version::parse(storage_version)?,
+            kind: Kind::parse(kind)?,
+            group: group.map(Group::parse).transpose()?,
+        })
+    }
 }
 
 pub fn run(global: &Global, args: EditArgs) -> Result<()> {
@@ -79,11 +90,7 @@ pub fn run(global: &Global, args: EditArgs) -> Result<()> {
     let mut plan = match (args.webhook_certs, args.storage_version, args.kind) {
         (Some(mode), _, _) => plan_webhook_certs(&tree, &project, mode)?,
         (None, Some(storage_version), Some(kind)) => {
-            let storage = StorageArgs {
-                storage_version,
-                kind,
-                group: args.group,
-            };
+            let storage = StorageArgs::new(&storage_version, &kind, args.group.as_deref())?;
             plan(&global.dir, &tree, &project, &storage)?
         }
         _ => bail!(
@@ -229,15 +236,10 @@ fn plan_webhook_certs(tree: &dyn Tree, project: &Project, mode: WebhookCerts) ->
 }
 
 fn plan(root: &Path, tree: &dyn Tree, project: &Project, args: &StorageArgs) -> Result<Plan> {
-    names::version(&args.storage_version)?;
-    names::kind(&args.kind)?;
-    if let Some(group) = &args.group {
-        names::subdomain("group", group)?;
-    }
     let versions = versions(project, args)?;
     let group = versions[0].group.clone();
     let api_group = format!("{group}.{}", project.domain);
-    if !versions.iter().any(|r| r.version == args.storage_version) {
+    if !versions.iter().any(|r| r.version == *args.storage_version) {
         let known: Vec<&str> = versions.iter().map(|r| r.version.as_str()).collect();
         bail!(
             "{} ({api_group}) has no version {}; its versions are {} (add one with `rsbuilder create api`)",
@@ -258,7 +260,7 @@ fn plan(root: &Path, tree: &dyn Tree, project: &Project, args: &StorageArgs) -> 
                 r.version, r.kind
             )
         })?;
-        let stored = r.version == args.storage_version;
+        let stored = r.version == *args.storage_version;
         let edited =
             source::set_storage(&text, &args.kind, stored).map_err(|e| in_file(&path, e))?;
         plan.generate(&path, edited);
@@ -313,8 +315,8 @@ fn versions<'p>(project: &'p Project, args: &StorageArgs) -> Result<Vec<&'p Reso
     let all: Vec<&Resource> = project
         .resources
         .iter()
-        .filter(|r| r.kind == args.kind && r.is_own())
-        .filter(|r| args.group.as_ref().is_none_or(|g| *g == r.group))
+        .filter(|r| r.kind == *args.kind && r.is_own())
+        .filter(|r| args.group.as_ref().is_none_or(|g| **g == *r.group))
         .collect();
     let mut groups: Vec<&str> = all.iter().map(|r| r.group.as_str()).collect();
     groups.sort_unstable();

@@ -26,6 +26,9 @@
 //! journal names that directory and carries the run's random secret; each file is undone
 //! only while it holds exactly what the run wrote (its hash keyed by the secret). Anything
 //! else is left alone, with a warning naming it.
+//!
+//! Why one file: staging, the commit, undo and recovery read and write one journal;
+//! together they keep its format, and the promises above, in one place.
 
 use std::collections::BTreeSet;
 use std::fs::{self, File};

@@ -5,6 +5,11 @@
 //! compiles. Also sample objects with a value in every field, for the generated tests.
 //!
 //! Pure: sources in, text out. The layout follows rustfmt through [`super::emit`].
+//!
+//! Why one file: `Gen` is one walk over two versions' resolved types, and its parts call
+//! one another: a pair of structs converts field by field, a field without a counterpart
+//! gets a default value, and samples and defaults resolve types the same way; split, they
+//! would share `Gen`'s state through an interface as wide as the struct.
 
 use std::collections::{BTreeMap, BTreeSet};
 

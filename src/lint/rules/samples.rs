@@ -6,6 +6,10 @@
 //! The contract: "Validation" and "Defaulting and Nullable" in the Kubernetes docs'
 //! "Extend the Kubernetes API with CustomResourceDefinitions", and the OpenAPI v3.0
 //! keywords a structural schema may use.
+//!
+//! Why one file: pruning, defaulting and validating a sample are one walk of the schema in
+//! the API server's order, each step over the value the one before left; it passes 600
+//! lines with the tests of those steps.
 
 use serde_json::Value;
 

@@ -43,58 +43,17 @@ pub fn plan(
     project: &Project,
     request: &FromCrd,
 ) -> Result<Planned> {
-    let origin = if request.file == Path::new("-") {
-        "stdin".to_string()
-    } else {
-        request.file.display().to_string()
-    };
-    let crds = crd_file::parse(&crd_file::read(&request.file)?, &origin)?;
-    let crd = crd_file::choose(crds, request.kind.as_deref(), &origin)?;
-    crd_file::check(&crd)?;
-    let (group, kind) = (crd.group().to_string(), crd.kind().to_string());
-    if group == project.domain || group.ends_with(&format!(".{}", project.domain)) {
-        bail!(
-            "{kind} ({group}) is in this project's domain {}, so it is not an external kind: \
-             scaffold it as your own with `rsbuilder create api --group <group> --version <version> --kind {kind}`",
-            project.domain
-        );
-    }
-    let version = crd_file::version(&crd, request.version.as_deref())?;
-    let recorded = project.external_kind(&group, &kind);
-    if let Some(r) = recorded {
-        let path = r.path.as_deref().unwrap_or_default();
-        if !request.force {
-            bail!(
-                "{kind} ({group}) is already in this project ({path}); add --force to generate its types again from this CRD"
-            );
-        }
-        if r.version != version {
-            bail!(
-                "{kind} ({group}) is typed at {} in this project ({path}), and --force generates that version again, not {version}; pass --version {}",
-                r.version,
-                r.version
-            );
-        }
-    }
-
+    let (crd, version) = read_crd(project, request)?;
+    let recorded = project.external_kind(crd.group(), crd.kind());
+    check_recorded(recorded, &crd, &version, request.force)?;
     let ctx = context(tree, project, &crd, &version)?;
     check_collisions(project, &ctx, recorded, request.controller)?;
     let types_path = format!(
         "{TYPES_DIR}/{}/{}/{}.rs",
         ctx.group_mod, ctx.version_mod, ctx.kind_snake
     );
-    let crd_path = external::crd_copy_path(&group, crd.plural());
-    // Wrapped for `//! ` (one column more than the `// ` that `wrap` counts).
-    let about = wrap(
-        &format!(
-            "{kind} ({group}/{version}), a kind this project uses but does not own, as the \
-             CustomResourceDefinition kept in `{crd_path}` describes it. rsbuilder generated \
-             this file from that CRD; it is yours to edit, and \
-             `rsbuilder create api --from-crd <CRD> --force` generates it again."
-        ),
-        1,
-    );
-    let generated = typegen::rust_types(&crd.crd, &version, &ctx.boilerplate, &about)?;
+    let crd_path = external::crd_copy_path(crd.group(), crd.plural());
+    let generated = types(&crd, &version, &ctx, &crd_path)?;
 
     let mut plan = Plan::new();
     plan.scaffold(&types_path, generated.text);
@@ -113,56 +72,161 @@ pub fn plan(
             "crd_directories: vec![\"config/crd/bases\", \"config/external-crds\"],",
         );
     }
-    let had_controller = recorded.is_some_and(|r| r.controller);
     if request.controller {
         plan_controller(tree, renderer, &mut plan, &ctx, true)?;
     }
-
-    let mut updated = project.clone();
-    let record = Resource {
-        group: group.clone(),
-        version: version.clone(),
-        kind: kind.clone(),
-        plural: ctx.plural.clone(),
-        domain: String::new(),
-        namespaced: ctx.namespaced,
-        controller: request.controller || had_controller,
-        finalizer: false,
-        path: Some(types_path.clone()),
-        external: true,
-        crd: Some(crd_path.clone()),
-        webhooks: Default::default(),
-    };
-    match updated
-        .resources
-        .iter_mut()
-        .find(|r| r.external && r.group == group && r.kind == kind)
-    {
-        Some(r) => *r = record,
-        None => updated.resources.push(record),
-    }
+    let had_controller = recorded.is_some_and(|r| r.controller);
+    let updated = record(
+        project,
+        &ctx,
+        request.controller || had_controller,
+        &types_path,
+        &crd_path,
+    );
     let changes = plan.resolve(tree, request.force)?;
     if request.controller {
         plan_role(root, &mut plan, &changes, project)?;
     }
     plan.generate(project::FILE, updated.to_yaml());
+    let next = next_steps(
+        &ctx,
+        request.controller,
+        &crd_path,
+        &types_path,
+        &generated.untyped,
+    );
+    Ok(Planned { plan, next })
+}
 
+/// The CRD the request names, outside this project's domain, and the version to type.
+fn read_crd(project: &Project, request: &FromCrd) -> Result<(crd_file::Crd, String)> {
+    let origin = if request.file == Path::new("-") {
+        "stdin".to_string()
+    } else {
+        request.file.display().to_string()
+    };
+    let crds = crd_file::parse(&crd_file::read(&request.file)?, &origin)?;
+    let crd = crd_file::choose(crds, request.kind.as_deref(), &origin)?;
+    crd_file::check(&crd)?;
+    let (group, kind) = (crd.group(), crd.kind());
+    if group == project.domain || group.ends_with(&format!(".{}", project.domain)) {
+        bail!(
+            "{kind} ({group}) is in this project's domain {}, so it is not an external kind: \
+             scaffold it as your own with `rsbuilder create api --group <group> --version <version> --kind {kind}`",
+            project.domain
+        );
+    }
+    let version = crd_file::version(&crd, request.version.as_deref())?;
+    Ok((crd, version))
+}
+
+/// A kind the project types already: generated again only with `--force`, at its version.
+fn check_recorded(
+    recorded: Option<&Resource>,
+    crd: &crd_file::Crd,
+    version: &str,
+    force: bool,
+) -> Result<()> {
+    let Some(r) = recorded else {
+        return Ok(());
+    };
+    let (group, kind) = (crd.group(), crd.kind());
+    let path = r.path.as_deref().unwrap_or_default();
+    if !force {
+        bail!(
+            "{kind} ({group}) is already in this project ({path}); add --force to generate its types again from this CRD"
+        );
+    }
+    if r.version != version {
+        bail!(
+            "{kind} ({group}) is typed at {} in this project ({path}), and --force generates that version again, not {version}; pass --version {}",
+            r.version,
+            r.version
+        );
+    }
+    Ok(())
+}
+
+/// The kind's Rust types, from the CRD's schema of `version`.
+fn types(
+    crd: &crd_file::Crd,
+    version: &str,
+    ctx: &Ctx,
+    crd_path: &str,
+) -> Result<typegen::Generated> {
+    let (group, kind) = (crd.group(), crd.kind());
+    // Wrapped for `//! ` (one column more than the `// ` that `wrap` counts).
+    let about = wrap(
+        &format!(
+            "{kind} ({group}/{version}), a kind this project uses but does not own, as the \
+             CustomResourceDefinition kept in `{crd_path}` describes it. rsbuilder generated \
+             this file from that CRD; it is yours to edit, and \
+             `rsbuilder create api --from-crd <CRD> --force` generates it again."
+        ),
+        1,
+    );
+    typegen::rust_types(&crd.crd, version, &ctx.boilerplate, &about)
+}
+
+/// PROJECT with the external kind recorded (in place of itself under `--force`).
+fn record(
+    project: &Project,
+    ctx: &Ctx,
+    controller: bool,
+    types_path: &str,
+    crd_path: &str,
+) -> Project {
+    let mut updated = project.clone();
+    let record = Resource {
+        group: ctx.group.clone(),
+        version: ctx.version.clone(),
+        kind: ctx.kind.clone(),
+        plural: ctx.plural.clone(),
+        domain: String::new(),
+        namespaced: ctx.namespaced,
+        controller,
+        finalizer: false,
+        path: Some(types_path.to_string()),
+        external: true,
+        crd: Some(crd_path.to_string()),
+        webhooks: Default::default(),
+    };
+    match updated
+        .resources
+        .iter_mut()
+        .find(|r| r.external && r.group == record.group && r.kind == record.kind)
+    {
+        Some(r) => *r = record,
+        None => updated.resources.push(record),
+    }
+    updated
+}
+
+/// What to tell the user once the plan is written.
+fn next_steps(
+    ctx: &Ctx,
+    controller: bool,
+    crd_path: &str,
+    types_path: &str,
+    untyped: &[String],
+) -> String {
+    let (group, kind) = (&ctx.group, &ctx.kind);
     let mut next = format!(
         "\nThe cluster must have the CRD of {kind} ({group}): its owner installs it, this project does not \
          (a copy is in {crd_path}).\nThe types are in {types_path}."
     );
-    if request.controller {
+    if controller {
         next.push_str(&format!(
             "\nNext: write the reconciler in src/controllers/{0}.rs (its tests are tests/{0}_controller.rs), then run\n  make manifests   # regenerate RBAC\n  make test",
             ctx.kind_snake
         ));
     }
-    for path in &generated.untyped {
+    for path in untyped {
         next.push_str(&format!(
             "\nwarning: the types of {kind} drop {path}: kube's CustomResource holds only metadata, spec and status"
         ));
     }
-    Ok(Planned { plan, next })
+    next
 }
 
 /// The templates' context for an external kind: its own group (no domain of this

@@ -17,6 +17,10 @@
 //! [`estimate`]'s list, an int-or-string operand whose overload decides the cost,
 //! two-variable comprehensions, optional syntax, `cel.bind`) it never guesses: the rule
 //! gets no estimate, and the caller says so.
+//!
+//! Why one file: the estimate is one walk of the expression with a case per CEL function,
+//! as the API server's estimator has it; the cases share the sizes of the walk, and the
+//! tests beside them pin each case's number.
 
 use std::collections::BTreeSet;
 

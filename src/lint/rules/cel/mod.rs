@@ -16,6 +16,11 @@
 //! number and factor the server prints. Where the estimator meets a construct it cannot
 //! cost exactly it gives no estimate: the rule is reported as `cel-unsupported` (its
 //! cost was not checked), and the schema's total is reported only as a lower bound.
+//!
+//! Why one file: a rule's checks (parse, type, `oldSelf`, cost) run in one walk of the
+//! schema that carries what each needs: the node's type, its path for the finding, whether
+//! old and new values correlate there, and how often it can occur; the samples' verdicts
+//! follow from what that walk set aside.
 
 pub mod cost;
 pub mod decl;

@@ -6,6 +6,9 @@
 //! It errs towards silence: a type it cannot know is `dyn`, and `dyn` fits everywhere. So
 //! every error it reports is one the API server reports too; what it cannot type-check
 //! it reports as unsupported rather than passing.
+//!
+//! Why one file: the checker is one walk of the expression with a case per CEL function
+//! and operator over one environment (`self`'s type); the tests beside it pin each case.
 
 use std::collections::BTreeSet;
 
