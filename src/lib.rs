@@ -8,6 +8,7 @@ pub mod cli;
 pub mod commands;
 pub mod console;
 pub mod crd;
+pub mod diagnostic;
 pub mod envtest;
 pub mod errors;
 pub mod external;

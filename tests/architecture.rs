@@ -379,7 +379,15 @@ const LAYERS: &[&[&str]] = &[
         "lock",
     ],
     &[
-        "context", "scaffold", "project", "names", "syntax", "yaml", "errors", "console",
+        "context",
+        "scaffold",
+        "project",
+        "names",
+        "syntax",
+        "yaml",
+        "errors",
+        "console",
+        "diagnostic",
     ],
 ];
 
