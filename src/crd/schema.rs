@@ -22,8 +22,7 @@ use super::defaults::Defaults;
 use super::diagnostics::Diagnostic;
 use super::model::{Index, ItemRef, TypeItem, derives};
 use super::resolve::{MAX_TYPE_NESTING, Resolver, Shape, bindings_of};
-use super::std_types::with_slot2;
-use super::typeops::{Op, Slot, Wrapper, apply, with_option_slot, with_slot};
+use super::typeops::{Op, Slot, Wrapper, apply, with_option_slot, with_slot, with_slot2};
 
 /// Builds schemas for one CRD version with one generator (kube-derive's settings).
 pub struct Builder<'i, 'a> {
