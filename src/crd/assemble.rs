@@ -15,8 +15,7 @@ use proc_macro2::Span;
 use schemars::{Schema, json_schema};
 
 use super::attrs::kube::{KubeAttrs, SchemaMode};
-use super::attrs::{Unsupported, span_of};
-use super::diagnostics::Diagnostic;
+use super::diagnostics::{Diagnostic, Unsupported, span_of};
 use super::model::{Index, ItemRef, TypeItem, derives};
 use super::schema::{Builder, Ctx, add_common, add_post};
 use super::typeops::{Op, Slot, apply, with_slot};

@@ -9,9 +9,11 @@ use serde_json::{Map, Value};
 use syn::punctuated::Punctuated;
 use syn::{Expr, ExprCall, ExprPath, Fields, Stmt, Token};
 
+use super::attrs;
 use super::attrs::kube::string_expr;
 use super::attrs::serde::{DefaultAttr, RenameRule, SerdeField};
-use super::attrs::{self, Unsupported, lit_bool, lit_number, span_of};
+use super::diagnostics::{Unsupported, span_of};
+use super::literals::{lit_bool, lit_number};
 use super::model::{ItemRef, TypeItem, derives};
 use super::resolve::{MAX_TYPE_NESTING, Shape};
 use super::schema::MAX_INLINED;

@@ -8,8 +8,7 @@ use std::path::{Path, PathBuf};
 
 use toml_edit::{Document, Item};
 
-use super::attrs::Unsupported;
-use super::diagnostics::Diagnostic;
+use super::diagnostics::{Diagnostic, Unsupported};
 use super::krate::Crate;
 use super::model::ParsedFile;
 use super::{collect_sources, modules, parse_sources};

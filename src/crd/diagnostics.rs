@@ -1,6 +1,7 @@
 //! Positioned diagnostics, collected over a whole run (controller-tools style) instead of
-//! stopping at the first problem. The [`Diagnostic`] itself is `crate::diagnostic`'s: the
-//! scaffolders report with it too.
+//! stopping at the first problem, and [`Unsupported`], a refusal every stage makes before
+//! it knows the file. The [`Diagnostic`] itself is `crate::diagnostic`'s: the scaffolders
+//! report with it too.
 
 use std::fmt;
 use std::path::Path;
@@ -24,6 +25,30 @@ impl Diagnostic {
             format!("{what} cannot be generated statically: {why}; use --exact"),
         )
     }
+}
+
+/// An attribute item (or a `#[cfg]`, a type, an expression) that static generation does not
+/// reproduce.
+#[derive(Debug, Clone)]
+pub struct Unsupported {
+    pub what: String,
+    pub why: String,
+    pub span: Span,
+}
+
+impl Unsupported {
+    pub fn new(span: Span, what: impl Into<String>, why: impl Into<String>) -> Self {
+        Self {
+            what: what.into(),
+            why: why.into(),
+            span,
+        }
+    }
+}
+
+/// Where a refusal points: the span of any syntax.
+pub fn span_of<T: quote::ToTokens>(t: &T) -> Span {
+    syn::spanned::Spanned::span(t)
 }
 
 /// Every diagnostic of a run, sorted by place so the report is stable.

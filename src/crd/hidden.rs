@@ -9,8 +9,8 @@ use std::path::Path;
 use syn::Item;
 
 use super::SourceFile;
-use super::attrs::span_of;
 use super::diagnostics::Diagnostic;
+use super::diagnostics::span_of;
 use super::model::{Index, derives};
 use super::modules::normalize;
 

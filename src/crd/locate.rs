@@ -132,7 +132,7 @@ fn field_named<'a>(
         }
         let field = Field {
             file: item.file,
-            span: attrs::span_of(f),
+            span: super::diagnostics::span_of(f),
             name: format!("{}.{}", item.item.ident(), f.ident.as_ref()?),
         };
         // A type rsbuilder cannot resolve still names the field (the path ends here).

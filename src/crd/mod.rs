@@ -28,6 +28,7 @@ pub mod emit;
 pub mod hidden;
 pub mod k8s_types;
 pub mod krate;
+pub mod literals;
 pub mod locate;
 pub mod model;
 pub mod modules;

@@ -9,9 +9,8 @@ use proc_macro2::Span;
 use syn::ext::IdentExt;
 use syn::{Attribute, Item, UseTree};
 
-use super::attrs::{Unsupported, span_of};
 use super::cfg;
-use super::diagnostics::Diagnostic;
+use super::diagnostics::{Diagnostic, Unsupported, span_of};
 use super::krate::Crate;
 
 /// A parsed source file.

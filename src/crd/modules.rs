@@ -10,9 +10,9 @@ use std::path::{Component, Path, PathBuf};
 
 use syn::ext::IdentExt;
 
-use super::attrs::{Unsupported, lit_str};
 use super::cfg::{self, CfgEnv, Pass};
-use super::diagnostics::Diagnostic;
+use super::diagnostics::{Diagnostic, Unsupported};
+use super::literals::lit_str;
 use super::model::{ParsedFile, module_path_for};
 
 /// A file's place in the crate after cfg-stripping.

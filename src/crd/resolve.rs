@@ -9,8 +9,8 @@ use std::collections::HashSet;
 use syn::ext::IdentExt;
 use syn::{Expr, GenericArgument, GenericParam, PathArguments, Type};
 
-use super::attrs::{Unsupported, span_of};
 use super::deps;
+use super::diagnostics::{Unsupported, span_of};
 use super::k8s_types::{self, K8sType};
 use super::model::{Index, ItemRef, TypeItem};
 use super::std_types::{self, ExtType, Params};

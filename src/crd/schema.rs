@@ -16,10 +16,10 @@ use syn::{Fields, Ident};
 
 use super::attrs::schemars::{Common, SchemarsAttrs, Validation};
 use super::attrs::serde::{DefaultAttr, RenameRule, SerdeContainer, SerdeField};
-use super::attrs::{self, Unsupported, kube::XKube, span_of};
+use super::attrs::{self, kube::XKube};
 use super::consts;
 use super::defaults::Defaults;
-use super::diagnostics::Diagnostic;
+use super::diagnostics::{Diagnostic, Unsupported, span_of};
 use super::model::{Index, ItemRef, TypeItem, derives};
 use super::resolve::{MAX_TYPE_NESTING, Resolver, Shape, bindings_of};
 use super::typeops::{Op, Slot, Wrapper, apply, with_option_slot, with_slot, with_slot2};

@@ -9,7 +9,8 @@ use kube_core::cel::MergeStrategy;
 use kube_core::{ListMerge, MapMerge, Message, Reason, Rule, StructMerge};
 
 use super::serde::skip_value;
-use super::{Unsupported, lit_bool, lit_str, span_of};
+use crate::crd::diagnostics::{Unsupported, span_of};
+use crate::crd::literals::{lit_bool, lit_str};
 use crate::names;
 use crate::syntax::parse_lit;
 

@@ -7,7 +7,8 @@ use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Expr, LitStr};
 
-use super::{Unsupported, lit_str, span_of};
+use crate::crd::diagnostics::{Unsupported, span_of};
+use crate::crd::literals::lit_str;
 use crate::syntax::parse_lit;
 
 /// serde's `rename_all` rules, applied exactly as serde_derive_internals does.
