@@ -16,7 +16,8 @@ use schemars::{Schema, json_schema};
 
 use super::attrs::kube::{KubeAttrs, SchemaMode};
 use super::diagnostics::{Diagnostic, Unsupported, span_of};
-use super::model::{Index, ItemRef, TypeItem, derives};
+use super::model::{Index, TypeItem, derives};
+use super::resolve::ItemRef;
 use super::schema::{Builder, Ctx, add_common, add_post};
 use super::typeops::{Op, Slot, apply, with_slot};
 use super::{k8s_types, sealed, transforms};

@@ -10,8 +10,8 @@ use toml_edit::{Document, Item};
 
 use super::diagnostics::{Diagnostic, Unsupported};
 use super::krate::Crate;
-use super::model::ParsedFile;
-use super::{collect_sources, modules, parse_sources};
+use super::modules;
+use super::sources::{ParsedFile, collect_sources, parse_sources};
 
 /// Path dependencies read, transitively, before the rest is left alone (a workspace whose
 /// crates all depend on each other).

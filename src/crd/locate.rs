@@ -9,8 +9,8 @@ use syn::Fields;
 
 use super::assemble::Resource;
 use super::attrs;
-use super::model::{Index, ItemRef, TypeItem};
-use super::resolve::{Resolver, Shape, bindings_of};
+use super::model::{Index, TypeItem};
+use super::resolve::{ItemRef, Resolver, Shape, bindings_of};
 use super::schema::field_name;
 use super::typeops::Wrapper;
 

@@ -20,8 +20,8 @@ use super::attrs::{self, kube::XKube};
 use super::consts;
 use super::defaults::Defaults;
 use super::diagnostics::{Diagnostic, Unsupported, span_of};
-use super::model::{Index, ItemRef, TypeItem, derives};
-use super::resolve::{MAX_TYPE_NESTING, Resolver, Shape, bindings_of};
+use super::model::{Index, TypeItem, derives};
+use super::resolve::{ItemRef, MAX_TYPE_NESTING, Resolver, Shape, bindings_of};
 use super::typeops::{Op, Slot, Wrapper, apply, with_option_slot, with_slot, with_slot2};
 
 /// Builds schemas for one CRD version with one generator (kube-derive's settings).
