@@ -15,10 +15,11 @@ use proc_macro2::Span;
 use schemars::{Schema, json_schema};
 
 use super::attrs::kube::{KubeAttrs, SchemaMode};
+use super::builder::{Builder, Ctx};
 use super::diagnostics::{Diagnostic, Unsupported, span_of};
 use super::model::{Index, TypeItem, derives};
 use super::resolve::ItemRef;
-use super::schema::{Builder, Ctx, add_common, add_post};
+use super::schema::{add_common, add_post};
 use super::typeops::{Op, Slot, apply, with_slot};
 use super::{k8s_types, sealed, transforms};
 

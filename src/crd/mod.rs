@@ -19,6 +19,7 @@
 
 pub mod assemble;
 pub mod attrs;
+pub mod builder;
 pub mod cfg;
 pub mod consts;
 pub mod defaults;
