@@ -7,11 +7,11 @@
 use proc_macro2::Span;
 use syn::Fields;
 
-use super::assemble::Resource;
 use super::attrs;
 use super::attrs::serde::field_name;
 use super::model::{Index, TypeItem};
 use super::resolve::{ItemRef, Resolver, Shape, bindings_of};
+use super::resource::Resource;
 use super::typeops::Wrapper;
 
 /// A field of the sources: its file, where it is, and how to name it in a message.

@@ -35,6 +35,7 @@ pub mod model;
 pub mod modules;
 pub mod name_clashes;
 pub mod resolve;
+pub mod resource;
 pub mod schema;
 pub mod sealed;
 pub mod sources;
@@ -181,7 +182,7 @@ fn common_dir(sources: &[SourceFile]) -> PathBuf {
 /// (<https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#specifying-a-structural-schema>).
 fn structural_refusals(
     index: &model::Index<'_>,
-    r: &assemble::Resource<'_>,
+    r: &resource::Resource<'_>,
     crd: &k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
 ) -> Vec<Diagnostic> {
     const ROOT: &str = ".schema.openAPIV3Schema";

@@ -419,7 +419,7 @@ fn plan_resource(
     ctx.plural = match (&args.plural, others.first()) {
         (Some(p), _) => p.clone(),
         (None, Some(first)) => first.plural.clone(),
-        (None, None) => crate::crd::assemble::to_plural(&ctx.kind_lower),
+        (None, None) => crate::crd::resource::to_plural(&ctx.kind_lower),
     };
     check_collisions(project, &ctx)?;
     let group_kinds =
