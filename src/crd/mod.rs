@@ -3,9 +3,9 @@
 //! A pure pipeline over in-memory sources (no IO except [`collect_sources`]) and never runs
 //! user code:
 //!
-//! 1. `cfg`/`modules`/`model`/`attrs`: parse with syn, strip `#[cfg]` as rustc would (features
-//!    from the crate's manifest, `krate`), place files in the module tree, index modules,
-//!    read `#[kube]`/`#[serde]`/`#[schemars]`/`#[x_kube]` into typed values;
+//! 1. `sources`/`cfg`/`modules`/`model`/`attrs`: parse with syn, strip `#[cfg]` as rustc
+//!    would (features from the crate's manifest, `krate`), place files in the module tree,
+//!    index modules, read `#[kube]`/`#[serde]`/`#[schemars]`/`#[x_kube]` into typed values;
 //! 2. `resolve` + `schema` (+ `defaults`, `typeops`, `k8s_types`): build the schema schemars'
 //!    derive would build before transforms, asking a real `SchemaGenerator` for std and
 //!    k8s-openapi types;
@@ -16,6 +16,10 @@
 //! 6. `emit`: deterministic YAML.
 //!
 //! Whatever cannot be reproduced exactly is reported (all at once) instead of guessed.
+//!
+//! Each stage's modules use only earlier stages (and `diagnostics`/`literals`, below them
+//! all), so a stage can be read without the ones after it; this file, the entry, is the
+//! only one that uses every stage, and no stage uses it.
 
 pub mod assemble;
 pub mod attrs;
