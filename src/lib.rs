@@ -10,6 +10,7 @@ pub mod commands;
 pub mod console;
 pub mod context;
 pub mod crd;
+pub mod diagnostic;
 pub mod envtest;
 pub mod errors;
 pub mod external;

@@ -389,6 +389,7 @@ const LAYERS: &[&[&str]] = &[
         "yaml",
         "errors",
         "console",
+        "diagnostic",
     ],
 ];
 

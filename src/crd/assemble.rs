@@ -14,19 +14,15 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use proc_macro2::Span;
 use schemars::{Schema, json_schema};
 
-use super::attrs::kube::{KubeAttrs, SchemaMode};
-use super::attrs::{Unsupported, span_of};
-use super::diagnostics::Diagnostic;
-use super::model::{Index, ItemRef, TypeItem, derives};
-use super::schema::{Builder, Ctx, add_common, add_post};
+use super::attrs::kube::SchemaMode;
+use super::builder::{Builder, Ctx};
+use super::diagnostics::{Diagnostic, Unsupported, span_of};
+use super::model::{Index, TypeItem, derives};
+use super::resolve::ItemRef;
+use super::resource::Resource;
+use super::schema::{add_common, add_post};
 use super::typeops::{Op, Slot, apply, with_slot};
 use super::{k8s_types, sealed, transforms};
-
-/// One `#[derive(CustomResource)]` struct and its `#[kube]` attributes.
-pub struct Resource<'a> {
-    pub item: ItemRef<'a>,
-    pub kube: KubeAttrs,
-}
 
 /// Finds every `#[derive(CustomResource)]` struct; malformed `#[kube]` attributes become
 /// diagnostics.
@@ -91,50 +87,6 @@ pub fn find_resources<'a>(index: &Index<'a>, diags: &mut Vec<Diagnostic>) -> Vec
         }
     }
     out
-}
-
-/// kube-derive's plural rule (`to_plural` in custom_resource/mod.rs).
-pub fn to_plural(word: &str) -> String {
-    if word.ends_with('s')
-        || word.ends_with('x')
-        || word.ends_with('z')
-        || word.ends_with("ch")
-        || word.ends_with("sh")
-    {
-        return format!("{word}es");
-    }
-    if word.ends_with('y')
-        && let Some(c) = word.chars().nth(word.len().wrapping_sub(2))
-        && !matches!(c, 'a' | 'e' | 'i' | 'o' | 'u')
-    {
-        let mut chars = word.chars();
-        chars.next_back();
-        return format!("{}ies", chars.as_str());
-    }
-    format!("{word}s")
-}
-
-impl Resource<'_> {
-    pub fn singular(&self) -> String {
-        self.kube
-            .singular
-            .clone()
-            .unwrap_or_else(|| self.kube.kind.to_ascii_lowercase())
-    }
-
-    pub fn plural(&self) -> String {
-        self.kube
-            .plural
-            .clone()
-            .unwrap_or_else(|| to_plural(&self.singular()))
-    }
-
-    fn ctx(&self) -> Ctx {
-        Ctx {
-            module: self.item.module.clone(),
-            file: self.item.file,
-        }
-    }
 }
 
 /// The CRD `Kind::crd()` returns for one resource, or `None` after reporting diagnostics.
@@ -553,19 +505,4 @@ fn rejected_path(g: &mut schemars::SchemaGenerator, schema: &Schema, path: Strin
         }
     }
     path
-}
-
-#[cfg(test)]
-mod tests {
-    use super::to_plural;
-
-    #[test]
-    fn plurals_follow_kube_derive() {
-        assert_eq!(to_plural("policy"), "policies");
-        assert_eq!(to_plural("gateway"), "gateways");
-        assert_eq!(to_plural("box"), "boxes");
-        assert_eq!(to_plural("match"), "matches");
-        assert_eq!(to_plural("widget"), "widgets");
-        assert_eq!(to_plural("y"), "ys");
-    }
 }

@@ -16,7 +16,7 @@ use syn::punctuated::Punctuated;
 use syn::visit_mut::VisitMut;
 use syn::{Attribute, Meta, Token};
 
-use super::attrs::{Unsupported, span_of};
+use super::diagnostics::{Unsupported, span_of};
 
 /// The configuration `#[cfg]` predicates are evaluated against.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -79,7 +79,7 @@ impl CfgEnv {
             }
             Meta::Path(p) if p.is_ident("test") => Ok(false),
             Meta::NameValue(nv) if nv.path.is_ident("feature") => {
-                let name = super::attrs::lit_str(&nv.value).map_err(|e| malformed(e.span()))?;
+                let name = super::literals::lit_str(&nv.value).map_err(|e| malformed(e.span()))?;
                 match &self.features {
                     Some(features) => Ok(features.contains(&name)),
                     None => Err(Unsupported::new(

@@ -13,7 +13,8 @@ use syn::{Expr, ExprLit, Lit, Stmt, Token, UnOp};
 
 use schemars::Schema;
 
-use super::attrs::{lit_number_as, tokens_to_json};
+use super::attrs::tokens_to_json;
+use super::literals::lit_number_as;
 use super::model::{Index, Module, ValueItem};
 
 /// Paths followed through `use` items and re-exports before giving up (a cycle).

@@ -3,19 +3,25 @@
 //! by calling their real `Default`), derived `Default` of structs/enums in the sources, and
 //! `#[serde(default = "f")]` where `f`'s body is a single literal-like expression.
 //! Everything else is refused.
+//!
+//! Why one file: it is one recursive evaluator (`eval`) whose cases (literals, paths,
+//! calls, struct and enum expressions, `Default` impls) call one another.
 
 use proc_macro2::Span;
 use serde_json::{Map, Value};
 use syn::punctuated::Punctuated;
 use syn::{Expr, ExprCall, ExprPath, Fields, Stmt, Token};
 
+use super::attrs;
 use super::attrs::kube::string_expr;
-use super::attrs::serde::{DefaultAttr, RenameRule, SerdeField};
-use super::attrs::{self, Unsupported, lit_bool, lit_number, span_of};
-use super::model::{ItemRef, TypeItem, derives};
-use super::resolve::{MAX_TYPE_NESTING, Shape};
-use super::schema::MAX_INLINED;
-use super::schema::{Builder, Ctx, field_name, unraw};
+use super::attrs::serde::{
+    DefaultAttr, RenameRule, SerdeField, field_name, transparent_field, unraw,
+};
+use super::builder::{Builder, Ctx, MAX_INLINED, too_many_instances};
+use super::diagnostics::{Unsupported, span_of};
+use super::literals::{lit_bool, lit_number};
+use super::model::{TypeItem, derives};
+use super::resolve::{ItemRef, MAX_TYPE_NESTING, Shape};
 use super::std_types::DefaultOf;
 use super::typeops::{Prim, Wrapper};
 
@@ -164,7 +170,7 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
         }
         self.builder.inlined += 1;
         if self.builder.inlined > MAX_INLINED {
-            return Err(super::schema::too_many_instances(span, item.item.ident()));
+            return Err(too_many_instances(span, item.item.ident()));
         }
         self.nesting += 1;
         let value = self.derived_default(item, span);
@@ -301,7 +307,7 @@ impl<'b, 'i, 'a> Defaults<'b, 'i, 'a> {
             ));
         }
         if serde.transparent {
-            let field = super::schema::transparent_field(s).ok_or_else(|| {
+            let field = transparent_field(s).ok_or_else(|| {
                 Unsupported::new(
                     span,
                     format!("the default of `{ident}`"),

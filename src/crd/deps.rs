@@ -8,11 +8,10 @@ use std::path::{Path, PathBuf};
 
 use toml_edit::{Document, Item};
 
-use super::attrs::Unsupported;
-use super::diagnostics::Diagnostic;
+use super::diagnostics::{Diagnostic, Unsupported};
 use super::krate::Crate;
-use super::model::ParsedFile;
-use super::{collect_sources, modules, parse_sources};
+use super::modules;
+use super::sources::{ParsedFile, collect_sources, parse_sources};
 
 /// Path dependencies read, transitively, before the rest is left alone (a workspace whose
 /// crates all depend on each other).

@@ -1,43 +1,17 @@
 //! Positioned diagnostics, collected over a whole run (controller-tools style) instead of
-//! stopping at the first problem.
+//! stopping at the first problem, and [`Unsupported`], a refusal every stage makes before
+//! it knows the file. The [`Diagnostic`] itself is `crate::diagnostic`'s: the scaffolders
+//! report with it too.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use proc_macro2::Span;
 
-/// One problem found in the sources, with the place it was found.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Diagnostic {
-    pub path: PathBuf,
-    /// 1-based line; 0 when the problem has no single place (e.g. two storage versions).
-    pub line: usize,
-    /// 1-based column.
-    pub column: usize,
-    pub message: String,
-}
+pub use crate::diagnostic::{Diagnostic, in_file};
 
+// Inherent, but here: the refusal names `generate crds`' own way out (`--exact`).
 impl Diagnostic {
-    pub fn at(path: &Path, span: Span, message: impl Into<String>) -> Self {
-        let start = span.start();
-        Self {
-            path: path.to_path_buf(),
-            line: start.line,
-            column: start.column + 1,
-            message: message.into(),
-        }
-    }
-
-    /// A problem with a whole file (a manifest that cannot be read).
-    pub fn file(path: &Path, message: impl Into<String>) -> Self {
-        Self {
-            path: path.to_path_buf(),
-            line: 0,
-            column: 0,
-            message: message.into(),
-        }
-    }
-
     /// The standard refusal: static generation cannot be exact here.
     pub fn not_static(
         path: &Path,
@@ -53,36 +27,28 @@ impl Diagnostic {
     }
 }
 
-impl std::error::Error for Diagnostic {}
+/// An attribute item (or a `#[cfg]`, a type, an expression) that static generation does not
+/// reproduce.
+#[derive(Debug, Clone)]
+pub struct Unsupported {
+    pub what: String,
+    pub why: String,
+    pub span: Span,
+}
 
-/// `e`, about the contents of `path`: a [`Diagnostic`] gets the path (`path:line:col: ...`),
-/// any other error is prefixed with it.
-pub fn in_file(path: impl AsRef<Path>, e: anyhow::Error) -> anyhow::Error {
-    let path = path.as_ref();
-    match e.downcast::<Diagnostic>() {
-        Ok(d) => anyhow::Error::new(Diagnostic {
-            path: path.to_path_buf(),
-            ..d
-        }),
-        Err(e) => anyhow::anyhow!("{}: {e}", path.display()),
+impl Unsupported {
+    pub fn new(span: Span, what: impl Into<String>, why: impl Into<String>) -> Self {
+        Self {
+            what: what.into(),
+            why: why.into(),
+            span,
+        }
     }
 }
 
-impl fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line == 0 {
-            write!(f, "{}: {}", self.path.display(), self.message)
-        } else {
-            write!(
-                f,
-                "{}:{}:{}: {}",
-                self.path.display(),
-                self.line,
-                self.column,
-                self.message
-            )
-        }
-    }
+/// Where a refusal points: the span of any syntax.
+pub fn span_of<T: quote::ToTokens>(t: &T) -> Span {
+    syn::spanned::Spanned::span(t)
 }
 
 /// Every diagnostic of a run, sorted by place so the report is stable.

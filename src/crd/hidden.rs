@@ -8,11 +8,11 @@ use std::path::Path;
 
 use syn::Item;
 
-use super::SourceFile;
-use super::attrs::span_of;
 use super::diagnostics::Diagnostic;
+use super::diagnostics::span_of;
 use super::model::{Index, derives};
 use super::modules::normalize;
+use super::sources::SourceFile;
 
 /// What the sources hide: refusals, and warnings where `generate crds` cannot tell.
 #[derive(Default)]

@@ -7,11 +7,11 @@
 use proc_macro2::Span;
 use syn::Fields;
 
-use super::assemble::Resource;
 use super::attrs;
-use super::model::{Index, ItemRef, TypeItem};
-use super::resolve::{Resolver, Shape, bindings_of};
-use super::schema::field_name;
+use super::attrs::serde::field_name;
+use super::model::{Index, TypeItem};
+use super::resolve::{ItemRef, Resolver, Shape, bindings_of};
+use super::resource::Resource;
 use super::typeops::Wrapper;
 
 /// A field of the sources: its file, where it is, and how to name it in a message.
@@ -132,7 +132,7 @@ fn field_named<'a>(
         }
         let field = Field {
             file: item.file,
-            span: attrs::span_of(f),
+            span: super::diagnostics::span_of(f),
             name: format!("{}.{}", item.item.ident(), f.ident.as_ref()?),
         };
         // A type rsbuilder cannot resolve still names the field (the path ends here).

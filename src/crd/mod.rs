@@ -3,9 +3,9 @@
 //! A pure pipeline over in-memory sources (no IO except [`collect_sources`]) and never runs
 //! user code:
 //!
-//! 1. `cfg`/`modules`/`model`/`attrs`: parse with syn, strip `#[cfg]` as rustc would (features
-//!    from the crate's manifest, `krate`), place files in the module tree, index modules,
-//!    read `#[kube]`/`#[serde]`/`#[schemars]`/`#[x_kube]` into typed values;
+//! 1. `sources`/`cfg`/`modules`/`model`/`attrs`: parse with syn, strip `#[cfg]` as rustc
+//!    would (features from the crate's manifest, `krate`), place files in the module tree,
+//!    index modules, read `#[kube]`/`#[serde]`/`#[schemars]`/`#[x_kube]` into typed values;
 //! 2. `resolve` + `schema` (+ `defaults`, `typeops`, `k8s_types`): build the schema schemars'
 //!    derive would build before transforms, asking a real `SchemaGenerator` for std and
 //!    k8s-openapi types;
@@ -16,9 +16,14 @@
 //! 6. `emit`: deterministic YAML.
 //!
 //! Whatever cannot be reproduced exactly is reported (all at once) instead of guessed.
+//!
+//! Each stage's modules use only earlier stages (and `diagnostics`/`literals`, below them
+//! all), so a stage can be read without the ones after it; this file, the entry, is the
+//! only one that uses every stage, and no stage uses it.
 
 pub mod assemble;
 pub mod attrs;
+pub mod builder;
 pub mod cfg;
 pub mod consts;
 pub mod defaults;
@@ -28,13 +33,16 @@ pub mod emit;
 pub mod hidden;
 pub mod k8s_types;
 pub mod krate;
+pub mod literals;
 pub mod locate;
 pub mod model;
 pub mod modules;
 pub mod name_clashes;
 pub mod resolve;
+pub mod resource;
 pub mod schema;
 pub mod sealed;
+pub mod sources;
 pub mod std_types;
 pub mod structural;
 pub mod structural_rewrite;
@@ -44,19 +52,13 @@ pub mod typeops;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 
 pub use diagnostics::{Diagnostic, Diagnostics};
 pub use krate::Crate;
-
-/// One Rust source file: its path (used for diagnostics and to derive its module path)
-/// and its text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceFile {
-    pub path: PathBuf,
-    pub text: String,
-}
+use sources::parse_sources;
+pub use sources::{SourceFile, collect_sources, collect_sources_in};
 
 /// What a run produced: the CRDs, and warnings about what it could not read.
 pub struct Generated<T> {
@@ -159,87 +161,8 @@ pub fn crds_in(
     }
 }
 
-/// Reads every `.rs` file under `paths` (files or directories, recursively), sorted by path.
-pub fn collect_sources(paths: &[PathBuf]) -> Result<Vec<SourceFile>> {
-    collect_sources_in(Path::new(""), paths)
-}
-
-/// [`collect_sources`] for `paths` relative to `root`; the returned paths (and those in
-/// errors) stay relative, so they read like the command line whatever `-C` said.
-pub fn collect_sources_in(root: &Path, paths: &[PathBuf]) -> Result<Vec<SourceFile>> {
-    let mut found = Vec::new();
-    for p in paths {
-        walk(root, p, &mut found)?;
-    }
-    found.sort();
-    found.dedup();
-    found
-        .into_iter()
-        .map(|path| {
-            let text = read_source(&root.join(&path), &path)?;
-            Ok(SourceFile { path, text })
-        })
-        .collect()
-}
-
-/// A source file's text; the error names the file as `shown` and the cause.
-fn read_source(path: &Path, shown: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::InvalidData => anyhow!(
-            "{} is not UTF-8 text; rsbuilder reads Rust sources as UTF-8",
-            shown.display()
-        ),
-        _ => anyhow!("cannot read {}: {e}", shown.display()),
-    })
-}
-
-/// Collects the `.rs` files at or under `root/rel`, as paths relative to `root`.
-fn walk(root: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    let cannot_read = |e: std::io::Error| anyhow!("cannot read {}: {e}", rel.display());
-    let full = root.join(rel);
-    let meta = std::fs::metadata(&full).map_err(cannot_read)?;
-    if meta.is_file() {
-        if rel.extension().is_some_and(|e| e == "rs") {
-            out.push(rel.to_path_buf());
-        }
-        return Ok(());
-    }
-    for entry in std::fs::read_dir(&full).map_err(cannot_read)? {
-        let name = entry.map_err(cannot_read)?.file_name();
-        // Hidden directories, and cargo's build directory (which it marks with a
-        // CACHEDIR.TAG), hold no sources; a group may well be called `target`.
-        if name.to_string_lossy().starts_with('.')
-            || full.join(&name).join("CACHEDIR.TAG").is_file()
-        {
-            continue;
-        }
-        walk(root, &rel.join(name), out)?;
-    }
-    Ok(())
-}
-
 /// The deepest directory containing every source (module paths are taken relative to it
 /// when a file is not under a `src/` directory).
-/// The sources that parse, each not yet placed in a module; one diagnostic per other file.
-fn parse_sources(sources: &[SourceFile], diags: &mut Vec<Diagnostic>) -> Vec<model::ParsedFile> {
-    let mut files = Vec::new();
-    for src in sources {
-        match crate::syntax::parse_file(&src.text) {
-            Ok(ast) => files.push(model::ParsedFile {
-                module: Vec::new(),
-                path: src.path.clone(),
-                ast,
-            }),
-            Err(e) => diags.push(Diagnostic::at(
-                &src.path,
-                e.span(),
-                format!("cannot parse Rust: {e}"),
-            )),
-        }
-    }
-    files
-}
-
 fn common_dir(sources: &[SourceFile]) -> PathBuf {
     let mut iter = sources
         .iter()
@@ -263,7 +186,7 @@ fn common_dir(sources: &[SourceFile]) -> PathBuf {
 /// (<https://kubernetes.io/docs/tasks/extend-kubernetes/custom-resources/custom-resource-definitions/#specifying-a-structural-schema>).
 fn structural_refusals(
     index: &model::Index<'_>,
-    r: &assemble::Resource<'_>,
+    r: &resource::Resource<'_>,
     crd: &k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition,
 ) -> Vec<Diagnostic> {
     const ROOT: &str = ".schema.openAPIV3Schema";

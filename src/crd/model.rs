@@ -9,18 +9,10 @@ use proc_macro2::Span;
 use syn::ext::IdentExt;
 use syn::{Attribute, Item, UseTree};
 
-use super::attrs::{Unsupported, span_of};
 use super::cfg;
-use super::diagnostics::Diagnostic;
+use super::diagnostics::{Diagnostic, Unsupported, span_of};
 use super::krate::Crate;
-
-/// A parsed source file.
-pub struct ParsedFile {
-    pub path: PathBuf,
-    pub ast: syn::File,
-    /// The module path of the file inside its crate (`src/api/v1.rs` → `["api", "v1"]`).
-    pub module: Vec<String>,
-}
+use super::sources::ParsedFile;
 
 /// A struct or enum the schema builder can look into.
 #[derive(Clone, Copy)]
@@ -87,30 +79,6 @@ pub struct Module<'a> {
     pub undecided: BTreeMap<String, Unsupported>,
     /// A glob import under such a `#[cfg]`: any name not found otherwise may come from it.
     pub undecided_glob: Option<Unsupported>,
-}
-
-/// A type item together with where it lives, and for a generic item the types its
-/// parameters are instantiated with.
-#[derive(Clone)]
-pub struct ItemRef<'a> {
-    pub module: Vec<String>,
-    pub item: TypeItem<'a>,
-    pub file: usize,
-    pub args: Vec<super::resolve::Shape<'a>>,
-}
-
-impl ItemRef<'_> {
-    /// Names the instantiated type: `api::Named<String>`.
-    pub fn key(&self) -> String {
-        let mut k = self.module.join("::");
-        k.push_str("::");
-        k.push_str(&self.item.ident().to_string());
-        if !self.args.is_empty() {
-            let args: Vec<String> = self.args.iter().map(|a| a.describe()).collect();
-            k.push_str(&format!("<{}>", args.join(", ")));
-        }
-        k
-    }
 }
 
 pub struct Index<'a> {
@@ -532,37 +500,6 @@ fn flatten_use(tree: &UseTree, prefix: &mut Vec<String>, m: &mut Module<'_>) {
     }
 }
 
-/// The module path of a source file: the components after the last `src/` (or after
-/// `base`, the common directory of all sources, when there is no `src/`), without `.rs`
-/// and without a trailing `mod`/`lib`/`main`.
-pub fn module_path_for(path: &Path, base: &Path) -> Vec<String> {
-    let comps: Vec<String> = path
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().to_string())
-        .collect();
-    let mut rel: Vec<String> = match comps.iter().rposition(|c| c == "src") {
-        Some(i) => comps[i + 1..].to_vec(),
-        None => path
-            .strip_prefix(base)
-            .unwrap_or(path)
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().to_string())
-            .collect(),
-    };
-    if let Some(last) = rel.last_mut()
-        && let Some(stem) = last.strip_suffix(".rs")
-    {
-        *last = stem.to_string();
-    }
-    if rel
-        .last()
-        .is_some_and(|l| l == "mod" || ((l == "lib" || l == "main") && rel.len() == 1))
-    {
-        rel.pop();
-    }
-    rel
-}
-
 /// Whether an item's `#[derive(...)]` lists `name` (by last path segment).
 pub fn derives(attrs: &[Attribute], name: &str) -> bool {
     attrs
@@ -581,24 +518,6 @@ pub fn derives(attrs: &[Attribute], name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn module_paths() {
-        let base = Path::new("/x");
-        assert_eq!(
-            module_path_for(Path::new("/p/src/api/v1/foo.rs"), base),
-            ["api", "v1", "foo"]
-        );
-        assert_eq!(
-            module_path_for(Path::new("/p/src/api/mod.rs"), base),
-            ["api"]
-        );
-        assert_eq!(
-            module_path_for(Path::new("/p/src/lib.rs"), base),
-            Vec::<String>::new()
-        );
-        assert_eq!(module_path_for(Path::new("/x/a/b.rs"), base), ["a", "b"]);
-    }
 
     #[test]
     fn flattens_use_trees() {

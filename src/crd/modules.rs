@@ -10,10 +10,10 @@ use std::path::{Component, Path, PathBuf};
 
 use syn::ext::IdentExt;
 
-use super::attrs::{Unsupported, lit_str};
 use super::cfg::{self, CfgEnv, Pass};
-use super::diagnostics::Diagnostic;
-use super::model::{ParsedFile, module_path_for};
+use super::diagnostics::{Diagnostic, Unsupported};
+use super::literals::lit_str;
+use super::sources::ParsedFile;
 
 /// A file's place in the crate after cfg-stripping.
 pub struct Placed {
@@ -276,9 +276,58 @@ pub fn normalize(path: &Path) -> PathBuf {
     out
 }
 
+/// The module path of a source file: the components after the last `src/` (or after
+/// `base`, the common directory of all sources, when there is no `src/`), without `.rs`
+/// and without a trailing `mod`/`lib`/`main`.
+pub fn module_path_for(path: &Path, base: &Path) -> Vec<String> {
+    let comps: Vec<String> = path
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().to_string())
+        .collect();
+    let mut rel: Vec<String> = match comps.iter().rposition(|c| c == "src") {
+        Some(i) => comps[i + 1..].to_vec(),
+        None => path
+            .strip_prefix(base)
+            .unwrap_or(path)
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().to_string())
+            .collect(),
+    };
+    if let Some(last) = rel.last_mut()
+        && let Some(stem) = last.strip_suffix(".rs")
+    {
+        *last = stem.to_string();
+    }
+    if rel
+        .last()
+        .is_some_and(|l| l == "mod" || ((l == "lib" || l == "main") && rel.len() == 1))
+    {
+        rel.pop();
+    }
+    rel
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn module_paths() {
+        let base = Path::new("/x");
+        assert_eq!(
+            module_path_for(Path::new("/p/src/api/v1/foo.rs"), base),
+            ["api", "v1", "foo"]
+        );
+        assert_eq!(
+            module_path_for(Path::new("/p/src/api/mod.rs"), base),
+            ["api"]
+        );
+        assert_eq!(
+            module_path_for(Path::new("/p/src/lib.rs"), base),
+            Vec::<String>::new()
+        );
+        assert_eq!(module_path_for(Path::new("/x/a/b.rs"), base), ["a", "b"]);
+    }
 
     fn parsed(files: &[(&str, &str)]) -> Vec<ParsedFile> {
         files

@@ -2,6 +2,10 @@
 //! the k8s-openapi table, or a struct/enum found in the given sources — following `use`
 //! items (including globs and re-exports), `crate::`/`self::`/`super::` paths and child
 //! modules, the way rustc would for these simple cases.
+//!
+//! Why one file: resolution is one recursive walk (`resolve_depth`) whose cases (`use`
+//! items, globs, re-exports, relative paths, child modules) hand paths to one another over
+//! one shared index of the sources.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -9,10 +13,10 @@ use std::collections::HashSet;
 use syn::ext::IdentExt;
 use syn::{Expr, GenericArgument, GenericParam, PathArguments, Type};
 
-use super::attrs::{Unsupported, span_of};
 use super::deps;
+use super::diagnostics::{Unsupported, span_of};
 use super::k8s_types::{self, K8sType};
-use super::model::{Index, ItemRef, TypeItem};
+use super::model::{Index, TypeItem};
 use super::std_types::{self, ExtType, Params};
 use super::typeops::{Prim, Wrapper};
 
@@ -56,6 +60,30 @@ impl Shape<'_> {
             Shape::Array(n, inner) => format!("[{}; {n}]", inner.describe()),
             Shape::Const(v) => v.to_string(),
         }
+    }
+}
+
+/// A type item together with where it lives, and for a generic item the types its
+/// parameters are instantiated with.
+#[derive(Clone)]
+pub struct ItemRef<'a> {
+    pub module: Vec<String>,
+    pub item: TypeItem<'a>,
+    pub file: usize,
+    pub args: Vec<Shape<'a>>,
+}
+
+impl ItemRef<'_> {
+    /// Names the instantiated type: `api::Named<String>`.
+    pub fn key(&self) -> String {
+        let mut k = self.module.join("::");
+        k.push_str("::");
+        k.push_str(&self.item.ident().to_string());
+        if !self.args.is_empty() {
+            let args: Vec<String> = self.args.iter().map(|a| a.describe()).collect();
+            k.push_str(&format!("<{}>", args.join(", ")));
+        }
+        k
     }
 }
 

@@ -6,74 +6,29 @@
 //! on top, as kube-derive's generated `json_schema` does.
 //!
 //! Anything that cannot be reproduced exactly becomes a diagnostic and the result `None`.
-
-use std::path::Path;
+//!
+//! Why one file: it mirrors schemars_derive's `schema_exprs.rs`, itself one file, function
+//! for function, so that the two can be read side by side.
 
 use proc_macro2::Span;
-use schemars::{Schema, SchemaGenerator, json_schema};
+use schemars::{Schema, json_schema};
 use serde_json::Value;
-use syn::{Fields, Ident};
+use syn::Fields;
 
 use super::attrs::schemars::{Common, SchemarsAttrs, Validation};
-use super::attrs::serde::{DefaultAttr, RenameRule, SerdeContainer, SerdeField};
-use super::attrs::{self, Unsupported, kube::XKube, span_of};
+use super::attrs::serde::{
+    DefaultAttr, RenameRule, SerdeContainer, SerdeField, field_name, transparent_field, unraw,
+};
+use super::attrs::{self, kube::XKube};
+use super::builder::{Builder, Ctx, MAX_INLINED, too_many_instances};
 use super::consts;
 use super::defaults::Defaults;
-use super::diagnostics::Diagnostic;
-use super::model::{Index, ItemRef, TypeItem, derives};
-use super::resolve::{MAX_TYPE_NESTING, Resolver, Shape, bindings_of};
-use super::std_types::with_slot2;
-use super::typeops::{Op, Slot, Wrapper, apply, with_option_slot, with_slot};
-
-/// Builds schemas for one CRD version with one generator (kube-derive's settings).
-pub struct Builder<'i, 'a> {
-    pub index: &'i Index<'a>,
-    pub generator: SchemaGenerator,
-    pub diags: Vec<Diagnostic>,
-    /// Items being built, to refuse recursive types (schemars would emit a `$ref`).
-    stack: Vec<String>,
-    /// The type parameters of the items being built, innermost last.
-    scopes: Vec<Vec<(String, Shape<'a>)>>,
-    /// Struct and enum instances inlined so far (schemas and defaults), against
-    /// [`MAX_INLINED`].
-    pub inlined: usize,
-}
-
-/// schemars inlines every use of a type, so types that use the same type twice double it
-/// at every level: 13 levels of two fields make a 4.6 MB CRD. Real CRDs inline a few
-/// hundred instances; past this many rsbuilder refuses rather than spend minutes building
-/// megabytes of schema.
-pub const MAX_INLINED: usize = 10_000;
-
-/// Where a field or variant lives: its module and file.
-#[derive(Clone)]
-pub struct Ctx {
-    pub module: Vec<String>,
-    pub file: usize,
-}
+use super::diagnostics::{Diagnostic, Unsupported, span_of};
+use super::model::{TypeItem, derives};
+use super::resolve::{ItemRef, MAX_TYPE_NESTING, Resolver, Shape, bindings_of};
+use super::typeops::{Op, Slot, Wrapper, apply, with_option_slot, with_slot, with_slot2};
 
 impl<'i, 'a> Builder<'i, 'a> {
-    pub fn new(index: &'i Index<'a>, generator: SchemaGenerator) -> Self {
-        Self {
-            index,
-            generator,
-            diags: Vec::new(),
-            stack: Vec::new(),
-            scopes: Vec::new(),
-            inlined: 0,
-        }
-    }
-
-    pub fn path(&self, ctx: &Ctx) -> &'a Path {
-        self.index.path_of(ctx.file)
-    }
-
-    pub fn refuse(&mut self, ctx: &Ctx, u: Unsupported) {
-        let path = self.index.path_at(ctx.file, u.span);
-        let d = Diagnostic::not_static(path, u.span, u.what, u.why);
-        self.diags.push(d);
-    }
-
     /// The literal schema of a `#[schemars(schema_with = "f")]` (`Some(None)` without one;
     /// `None`, refused, when `f` computes its schema).
     fn schema_with(&mut self, ctx: &Ctx, sa: &SchemarsAttrs) -> Option<Option<Schema>> {
@@ -984,31 +939,6 @@ impl<'i, 'a> Builder<'i, 'a> {
     }
 }
 
-/// The refusal for a schema or default that inlines more than [`MAX_INLINED`] types.
-pub fn too_many_instances(span: Span, ident: &Ident) -> Unsupported {
-    Unsupported::new(
-        span,
-        format!("type `{ident}`"),
-        format!(
-            "kube-derive inlines more than {MAX_INLINED} struct or enum instances here (a type used twice is written twice, at every level), a CRD of many megabytes"
-        ),
-    )
-}
-
-/// The field a `#[serde(transparent)]` struct stands for, as serde picks it for
-/// `Deserialize` (serde_derive_internals' `allow_transparent`): the one that is no
-/// `PhantomData`, not skipped when deserializing and without a default.
-pub fn transparent_field(s: &syn::ItemStruct) -> Option<&syn::Field> {
-    let mut candidates = s.fields.iter().filter(|f| {
-        let phantom = matches!(&f.ty, syn::Type::Path(p)
-            if p.path.segments.last().is_some_and(|seg| seg.ident == "PhantomData"));
-        let sf = attrs::serde::field(&f.attrs).unwrap_or_default();
-        !phantom && !sf.skip_deserializing && sf.default.is_none()
-    });
-    let field = candidates.next()?;
-    candidates.next().is_none().then_some(field)
-}
-
 /// Where the fields of a struct with a container `#[serde(default)]` get their defaults.
 pub enum ContainerDefault {
     /// The struct derives `Default`: `Self::default().field` is the field type's default.
@@ -1041,27 +971,6 @@ pub fn field_what(field: &syn::Field) -> String {
     match &field.ident {
         Some(i) => format!("field `{}`", unraw(i)),
         None => "this field".to_string(),
-    }
-}
-
-pub fn unraw(ident: &Ident) -> String {
-    let s = ident.to_string();
-    s.strip_prefix("r#").map(str::to_string).unwrap_or(s)
-}
-
-/// The deserialize name of a field.
-pub fn field_name(
-    ident: Option<&Ident>,
-    sf: &SerdeField,
-    rename_all: Option<RenameRule>,
-) -> String {
-    if let Some(r) = &sf.rename {
-        return r.clone();
-    }
-    let raw = ident.map(unraw).unwrap_or_default();
-    match rename_all {
-        Some(rule) => rule.apply_to_field(&raw),
-        None => raw,
     }
 }
 

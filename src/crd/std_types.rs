@@ -3,19 +3,17 @@
 //! *real* type, linked into rsbuilder, so every schema comes from schemars' own impl, as
 //! the user's crate would get it. Nothing here is a hand-written schema.
 //!
-//! Generic types read their parameters through [`Slot`] (and [`Slot2`] for a second one),
-//! like `Option<T>` and `Vec<T>` in `typeops`. A feature-crate type is only used when the
-//! crate's manifest (or lock file) turns the schemars feature on: without it the user's
+//! Generic types read their parameters through `typeops`' [`Slot`] (and [`Slot2`] for a
+//! second one), like `Option<T>` and `Vec<T>` there. A feature-crate type is only used when
+//! the crate's manifest (or lock file) turns the schemars feature on: without it the user's
 //! crate has no `JsonSchema` impl for the type, and rsbuilder says which feature is missing.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde_json::Value;
 
-use super::typeops::{ApplyFn, Slot, apply};
+use super::typeops::{ApplyFn, Slot, Slot2, apply};
 
 /// How a type's parameters are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,37 +55,6 @@ pub struct ExtType {
     pub params: Params,
     pub apply: ApplyFn,
     pub default: DefaultOf,
-}
-
-thread_local! {
-    static SLOT2: RefCell<Vec<Schema>> = const { RefCell::new(Vec::new()) };
-}
-
-/// A second stand-in type, for the second parameter of a two-parameter type.
-pub struct Slot2;
-
-impl JsonSchema for Slot2 {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "Slot2".into()
-    }
-
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        SLOT2
-            .with(|s| s.borrow().last().cloned())
-            .unwrap_or_else(|| Schema::from(false))
-    }
-}
-
-/// Runs `f` with `schema` as [`Slot2`]'s schema.
-pub fn with_slot2(schema: Schema, f: impl FnOnce() -> Schema) -> Schema {
-    SLOT2.with(|s| s.borrow_mut().push(schema));
-    let out = f();
-    SLOT2.with(|s| s.borrow_mut().pop());
-    out
 }
 
 fn value_of<T: Default + serde::Serialize>() -> Option<Value> {
@@ -449,7 +416,7 @@ pub fn package(t: &ExtType) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::crd::typeops::{Op, with_slot};
+    use crate::crd::typeops::{Op, with_slot, with_slot2};
 
     #[test]
     fn finds_types_and_aliases() {

@@ -106,6 +106,37 @@ pub fn with_option_slot(
     SLOT.with(|s| s.borrow_mut().pop());
     out
 }
+
+thread_local! {
+    static SLOT2: RefCell<Vec<Schema>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A second stand-in type, for the second parameter of a two-parameter type.
+pub struct Slot2;
+
+impl JsonSchema for Slot2 {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Slot2".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        SLOT2
+            .with(|s| s.borrow().last().cloned())
+            .unwrap_or_else(|| Schema::from(false))
+    }
+}
+
+/// Runs `f` with `schema` as [`Slot2`]'s schema.
+pub fn with_slot2(schema: Schema, f: impl FnOnce() -> Schema) -> Schema {
+    SLOT2.with(|s| s.borrow_mut().push(schema));
+    let out = f();
+    SLOT2.with(|s| s.borrow_mut().pop());
+    out
+}
 /// A standard generic type with one type parameter we resolve ourselves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wrapper {
@@ -150,7 +181,6 @@ impl Wrapper {
     /// The impl over `Map<Slot, Slot2>` (key in [`Slot`], value in `Slot2`), for maps
     /// whose key is not a `String`.
     pub fn apply_keyed(self) -> Option<ApplyFn> {
-        use super::std_types::Slot2;
         match self {
             Self::BTreeMap => Some(apply::<BTreeMap<Slot, Slot2>>),
             Self::HashMap => Some(apply::<HashMap<Slot, Slot2>>),

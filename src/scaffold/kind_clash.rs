@@ -13,7 +13,7 @@ use anyhow::{Result, bail};
 use syn::{Item, UseTree};
 
 use super::Change;
-use crate::crd::diagnostics::Diagnostic;
+use crate::diagnostic::Diagnostic;
 
 /// The kind whose name is checked: as written, its module, and the crate it lives in.
 pub struct Kind<'a> {

@@ -13,7 +13,7 @@ use anyhow::{Result, bail};
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 
 use super::markers::{PREFIX, indentation, indented};
-use crate::crd::diagnostics::Diagnostic;
+use crate::diagnostic::Diagnostic;
 use crate::syntax;
 
 /// Inserts `fragment` above marker `name` of the Rust file `path` (`text`), or above the

@@ -23,8 +23,10 @@ use super::emit::{self, Expr, Field, atom, call, chain, vec_of};
 use crate::crd::assemble;
 use crate::crd::attrs::serde as serde_attrs;
 use crate::crd::k8s_types::K8sType;
-use crate::crd::model::{self, Index, ItemRef, ParsedFile, TypeItem};
-use crate::crd::resolve::{MAX_TYPE_NESTING, Resolver, Shape};
+use crate::crd::model::{self, Index, TypeItem};
+use crate::crd::modules::module_path_for;
+use crate::crd::resolve::{ItemRef, MAX_TYPE_NESTING, Resolver, Shape};
+use crate::crd::sources::ParsedFile;
 use crate::crd::typeops::{Prim, Wrapper};
 use crate::crd::{Diagnostic, SourceFile};
 
@@ -70,7 +72,7 @@ impl Sources {
                 ))
             })?;
             files.push(ParsedFile {
-                module: model::module_path_for(&src.path, std::path::Path::new("")),
+                module: module_path_for(&src.path, std::path::Path::new("")),
                 path: src.path.clone(),
                 ast,
             });

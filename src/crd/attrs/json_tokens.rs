@@ -11,7 +11,7 @@ use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use serde_json::{Map, Value};
 use syn::{Expr, ExprLit, Lit};
 
-use super::lit_number;
+use crate::crd::literals::lit_number;
 
 /// The JSON `json!(tokens)` builds, when `tokens` are one literal value.
 pub fn tokens_to_json(tokens: &TokenStream) -> Option<Value> {

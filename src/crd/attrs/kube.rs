@@ -1,5 +1,8 @@
 //! `#[kube(...)]` on a `#[derive(CustomResource)]` struct and `#[x_kube(...)]`
 //! (`KubeSchema`), read into typed values with the same defaults kube-derive 5 applies.
+//!
+//! Why one file: kube-derive reads every `#[kube]` key in one pass, with defaults that
+//! depend on other keys; this file mirrors that pass key for key, with its tests.
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
@@ -9,7 +12,8 @@ use kube_core::cel::MergeStrategy;
 use kube_core::{ListMerge, MapMerge, Message, Reason, Rule, StructMerge};
 
 use super::serde::skip_value;
-use super::{Unsupported, lit_bool, lit_str, span_of};
+use crate::crd::diagnostics::{Unsupported, span_of};
+use crate::crd::literals::{lit_bool, lit_str};
 use crate::names;
 use crate::syntax::parse_lit;
 

@@ -9,7 +9,9 @@ use syn::{Attribute, Expr, ExprLit, ExprReference, Lit, LitStr};
 use super::serde::skip_value;
 pub use super::validation::Validation;
 use super::validation::{self, Source};
-use super::{Unsupported, doc_string, lit_number, lit_str, span_of, tokens_to_json};
+use super::{doc_string, tokens_to_json};
+use crate::crd::diagnostics::{Unsupported, span_of};
+use crate::crd::literals::{lit_number, lit_str};
 use crate::syntax::parse_lit;
 
 /// Metadata shared by containers, variants and fields (schemars' `CommonAttrs`).

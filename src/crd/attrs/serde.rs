@@ -1,13 +1,16 @@
 //! `#[serde(...)]` attributes, as schemars reads them: serde keywords written inside
 //! `#[schemars(...)]` replace the same keyword in `#[serde(...)]` (schemars_derive's
 //! `process_serde_attrs`). Only the deserialize side matters: kube-derive generates
-//! schemas with schemars' default `Contract::Deserialize`.
+//! schemas with schemars' default `Contract::Deserialize`. Also what they decide for a
+//! struct's fields (each one's name, the field a transparent struct stands for), which
+//! the schema, its defaults and `locate` all read the same way.
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
-use syn::{Attribute, Expr, LitStr};
+use syn::{Attribute, Expr, Ident, LitStr};
 
-use super::{Unsupported, lit_str, span_of};
+use crate::crd::diagnostics::{Unsupported, span_of};
+use crate::crd::literals::lit_str;
 use crate::syntax::parse_lit;
 
 /// serde's `rename_all` rules, applied exactly as serde_derive_internals does.
@@ -379,6 +382,41 @@ pub fn variant(attrs: &[Attribute]) -> syn::Result<SerdeVariant> {
         Ok(())
     })?;
     Ok(v)
+}
+
+/// The field a `#[serde(transparent)]` struct stands for, as serde picks it for
+/// `Deserialize` (serde_derive_internals' `allow_transparent`): the one that is no
+/// `PhantomData`, not skipped when deserializing and without a default.
+pub fn transparent_field(s: &syn::ItemStruct) -> Option<&syn::Field> {
+    let mut candidates = s.fields.iter().filter(|f| {
+        let phantom = matches!(&f.ty, syn::Type::Path(p)
+            if p.path.segments.last().is_some_and(|seg| seg.ident == "PhantomData"));
+        let sf = field(&f.attrs).unwrap_or_default();
+        !phantom && !sf.skip_deserializing && sf.default.is_none()
+    });
+    let field = candidates.next()?;
+    candidates.next().is_none().then_some(field)
+}
+
+pub fn unraw(ident: &Ident) -> String {
+    let s = ident.to_string();
+    s.strip_prefix("r#").map(str::to_string).unwrap_or(s)
+}
+
+/// The deserialize name of a field.
+pub fn field_name(
+    ident: Option<&Ident>,
+    sf: &SerdeField,
+    rename_all: Option<RenameRule>,
+) -> String {
+    if let Some(r) = &sf.rename {
+        return r.clone();
+    }
+    let raw = ident.map(unraw).unwrap_or_default();
+    match rename_all {
+        Some(rule) => rule.apply_to_field(&raw),
+        None => raw,
+    }
 }
 
 #[cfg(test)]

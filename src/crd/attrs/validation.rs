@@ -9,7 +9,7 @@
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Expr, ExprLit, Lit, Meta, Token};
 
-use super::{Unsupported, span_of};
+use crate::crd::diagnostics::{Unsupported, span_of};
 use crate::syntax::parse_lit;
 
 /// Which attribute a keyword came from: schemars applies different rules to each.

@@ -150,7 +150,7 @@ fn plural(request: &ApiRequest, versions: &Versions, ctx: &Ctx) -> Result<String
         ),
         (Some(plural), _) => plural.to_string(),
         (None, Some(first)) => first.plural.clone(),
-        (None, None) => crate::crd::assemble::to_plural(&ctx.kind_lower),
+        (None, None) => crate::crd::resource::to_plural(&ctx.kind_lower),
     })
 }
 
