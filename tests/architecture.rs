@@ -1,7 +1,9 @@
 //! The shape of rsbuilder's own code, read from `src/`: which file uses which, the import
-//! cycles between files, the arrows that run against the layers ARCHITECTURE.md names, and
-//! the long functions and files. `cargo test --test architecture -- --nocapture` prints the
-//! counts; the tests hold the rules.
+//! cycles between files, the arrows that run against the layers ARCHITECTURE.md names (and
+//! against the order of `crd`'s stages), and the long functions and files.
+//! `cargo test --test architecture -- --nocapture` prints the counts; the other tests hold
+//! the rules: no cycle, no arrow up a layer or back a stage, no function of `src/commands/`
+//! over 80 lines, no file over 600 lines without a reason in its first comment.
 //!
 //! A file uses another when one of its paths (in a `use` or in code) names an item the other
 //! defines; a path through a re-export counts for the file that defines the item. Code
@@ -270,15 +272,18 @@ impl Crate {
     /// The layer a file belongs to: the first entry of [`LAYERS`] whose prefix its module
     /// path starts with.
     fn layer(&self, file: usize) -> usize {
+        self.rank(LAYERS, file)
+            .unwrap_or_else(|| panic!("{} is in no layer of LAYERS", self.name(file)))
+    }
+
+    /// The first entry of `table` that holds the file's module, or a module above it.
+    fn rank(&self, table: &[&[&str]], file: usize) -> Option<usize> {
         let module = self.sources[file].module.join("::");
-        LAYERS
-            .iter()
-            .position(|layer| {
-                layer
-                    .iter()
-                    .any(|prefix| module == *prefix || module.starts_with(&format!("{prefix}::")))
-            })
-            .unwrap_or_else(|| panic!("{module} is in no layer of LAYERS"))
+        table.iter().position(|entry| {
+            entry
+                .iter()
+                .any(|prefix| module == *prefix || module.starts_with(&format!("{prefix}::")))
+        })
     }
 }
 
@@ -390,6 +395,39 @@ const LAYERS: &[&[&str]] = &[
         "errors",
         "console",
         "diagnostic",
+    ],
+];
+
+/// The stages of `src/crd/` in ARCHITECTURE.md, last first: a file of the pipeline uses
+/// files of its own stage and of the stages after it in this list (before it in the
+/// pipeline), never the other way. `crd/mod.rs`, the entry, is the top.
+const CRD_STAGES: &[&[&str]] = &[
+    &["crd::emit"],
+    &["crd::structural", "crd::name_clashes"],
+    &["crd::assemble"],
+    &["crd::resource", "crd::locate"],
+    &["crd::structural_rewrite", "crd::transforms"],
+    &["crd::builder", "crd::defaults", "crd::schema"],
+    &[
+        "crd::typeops",
+        "crd::std_types",
+        "crd::k8s_types",
+        "crd::consts",
+        "crd::resolve",
+    ],
+    &["crd::attrs", "crd::model", "crd::hidden"],
+    &[
+        "crd::sources",
+        "crd::cfg",
+        "crd::modules",
+        "crd::krate",
+        "crd::deps",
+    ],
+    &[
+        "crd::diagnostics",
+        "crd::literals",
+        "crd::sealed",
+        "crd::k8s_list",
     ],
 ];
 
@@ -540,7 +578,7 @@ fn counts() {
     let commands_long: Vec<_> = fns
         .iter()
         .filter(|f| {
-            f.2 > 80
+            f.2 > COMMAND_FN_LINES
                 && krate.sources[f.0]
                     .module
                     .first()
@@ -558,8 +596,8 @@ fn counts() {
         .map(|f| (krate.sources[f].lines, krate.name(f)))
         .collect();
     sizes.sort_by(|a, b| b.cmp(a));
-    let over: Vec<_> = sizes.iter().filter(|s| s.0 > 600).collect();
-    println!("files over 600 lines: {}", over.len());
+    let over: Vec<_> = sizes.iter().filter(|s| s.0 > FILE_LINES).collect();
+    println!("files over {FILE_LINES} lines: {}", over.len());
     for (lines, name) in over {
         println!("  {lines:5} {name}");
     }
@@ -592,6 +630,37 @@ fn no_file_uses_a_file_of_a_higher_layer() {
         .map(|(from, to)| format!("{} -> {}", krate.name(from), krate.name(to)))
         .collect();
     assert!(up.is_empty(), "arrows up a layer (see LAYERS): {up:#?}");
+}
+
+#[test]
+fn each_crd_stage_uses_only_the_stages_before_it() {
+    let krate = Crate::read();
+    let in_crd = |f: usize| krate.sources[f].module.first().is_some_and(|m| m == "crd");
+    // The entry (`crd/mod.rs`) ranks above every stage.
+    let stage = |f: usize| krate.rank(CRD_STAGES, f).map_or(-1, |r| r as i64);
+    let mut unstaged = Vec::new();
+    let mut backwards = Vec::new();
+    for (&from, targets) in &krate.edges() {
+        if !in_crd(from) {
+            continue;
+        }
+        if krate.sources[from].module.len() > 1 && krate.rank(CRD_STAGES, from).is_none() {
+            unstaged.push(krate.name(from));
+        }
+        for &to in targets.iter().filter(|&&to| in_crd(to)) {
+            if stage(to) < stage(from) {
+                backwards.push(format!("{} -> {}", krate.name(from), krate.name(to)));
+            }
+        }
+    }
+    assert!(
+        unstaged.is_empty(),
+        "crd files in no stage of CRD_STAGES: {unstaged:#?}"
+    );
+    assert!(
+        backwards.is_empty(),
+        "crd files using a later stage: {backwards:#?}"
+    );
 }
 
 #[test]
