@@ -11,7 +11,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
+use super::generate::warn_stale;
+use super::write_plan;
+use crate::context::Global;
 use crate::crd::SourceFile;
+use crate::project::Project;
 use crate::scaffold::{Change, Plan, Tree};
 
 pub(crate) const API_MOD: &str = "src/api/mod.rs";
@@ -29,6 +33,21 @@ pub(crate) fn envtest_scaffolded(tree: &dyn Tree) -> Result<bool> {
 pub struct Planned {
     pub plan: Plan,
     pub next: String,
+}
+
+impl Planned {
+    /// Writes the plan, with the project's chart kept in step (`helm::follow`), then names
+    /// what is stale and what to do next.
+    pub fn write(self, global: &Global, project: &Project, force: bool) -> Result<()> {
+        let mut plan = self.plan;
+        let stale = crate::helm::follow(&global.dir, project, &mut plan)?;
+        write_plan(global, &plan, force)?;
+        warn_stale(global, &stale);
+        if !global.dry_run {
+            global.out.say(&self.next);
+        }
+        Ok(())
+    }
 }
 
 /// Every `.rs` file under `root/dir`, with paths relative to `root`, sorted; then `changes`

@@ -21,7 +21,6 @@ use anyhow::Result;
 use heck::ToSnakeCase;
 
 use super::Planned;
-use crate::commands::write_plan;
 use crate::context::Global;
 use crate::project::Project;
 use crate::scaffold::{DiskTree, Renderer, Tree, kind_clash};
@@ -49,14 +48,7 @@ pub fn run(global: &Global, args: ApiArgs) -> Result<()> {
             plan(&global.dir, &tree, &renderer, &project, &request)?
         }
     };
-    let mut plan = planned.plan;
-    let stale = crate::helm::follow(&global.dir, &project, &mut plan)?;
-    write_plan(global, &plan, force)?;
-    crate::commands::generate::warn_stale(global, &stale);
-    if !global.dry_run {
-        global.out.say(&planned.next);
-    }
-    Ok(())
+    planned.write(global, &project, force)
 }
 
 /// The whole plan of `create api` for a kind of this project or a controller alone.

@@ -386,32 +386,29 @@ fn plan_kustomize(
     crd_file: &str,
     new_kind: bool,
 ) -> Result<()> {
-    if tree.read(Path::new(CRD_KUSTOMIZATION))?.is_none() {
-        plan.scaffold(
-            CRD_KUSTOMIZATION,
-            renderer.render("api/config/crd/kustomization.yaml.hbs", ctx)?,
-        );
-    } else {
-        plan.add_to_list(
-            CRD_KUSTOMIZATION,
-            ListEntries::new("resources", "crd-resources", format!("- bases/{crd_file}")),
-        );
-    }
+    list_in(
+        tree,
+        renderer,
+        plan,
+        ctx,
+        (CRD_KUSTOMIZATION, "api/config/crd/kustomization.yaml.hbs"),
+        ListEntries::new("resources", "crd-resources", format!("- bases/{crd_file}")),
+    )?;
     plan.add_to_list(
         DEFAULT_KUSTOMIZATION,
         ListEntries::new("resources", "default-resources", "- ../crd"),
     );
-    if tree.read(Path::new(SAMPLES_KUSTOMIZATION))?.is_none() {
-        plan.scaffold(
+    list_in(
+        tree,
+        renderer,
+        plan,
+        ctx,
+        (
             SAMPLES_KUSTOMIZATION,
-            renderer.render("api/config/samples/kustomization.yaml.hbs", ctx)?,
-        );
-    } else {
-        plan.add_to_list(
-            SAMPLES_KUSTOMIZATION,
-            ListEntries::new("resources", "samples", format!("- {}", ctx.sample_file)),
-        );
-    }
+            "api/config/samples/kustomization.yaml.hbs",
+        ),
+        ListEntries::new("resources", "samples", format!("- {}", ctx.sample_file)),
+    )?;
     if new_kind {
         let file_prefix = ctx.role_prefix.replace('-', "_");
         for role in ["admin", "editor", "viewer"] {
@@ -425,6 +422,23 @@ fn plan_kustomize(
                 ListEntries::new("resources", "rbac-resources", format!("- {file}")),
             );
         }
+    }
+    Ok(())
+}
+
+/// `entry` in a kustomization, which is scaffolded from `template` when missing.
+fn list_in(
+    tree: &dyn Tree,
+    renderer: &Renderer,
+    plan: &mut Plan,
+    ctx: &Ctx,
+    (path, template): (&str, &str),
+    entry: ListEntries,
+) -> Result<()> {
+    if tree.read(Path::new(path))?.is_none() {
+        plan.scaffold(path, renderer.render(template, ctx)?);
+    } else {
+        plan.add_to_list(path, entry);
     }
     Ok(())
 }

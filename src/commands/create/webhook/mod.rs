@@ -23,7 +23,6 @@ use std::path::Path;
 use anyhow::Result;
 
 use super::{Planned, sources_with};
-use crate::commands::write_plan;
 use crate::context::Global;
 use crate::names;
 use crate::project::{self, Project};
@@ -38,14 +37,7 @@ pub fn run(global: &Global, args: WebhookArgs) -> Result<()> {
     let tree = crate::scaffold::DiskTree::new(&global.dir);
     let renderer = Renderer::new()?;
     let planned = plan(&global.dir, &tree, &renderer, &project, &request)?;
-    let mut plan = planned.plan;
-    let stale = crate::helm::follow(&global.dir, &project, &mut plan)?;
-    write_plan(global, &plan, request.force)?;
-    crate::commands::generate::warn_stale(global, &stale);
-    if !global.dry_run {
-        global.out.say(&planned.next);
-    }
-    Ok(())
+    planned.write(global, &project, request.force)
 }
 
 /// The whole plan of `create webhook`; reads the project and writes nothing.
