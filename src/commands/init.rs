@@ -114,7 +114,15 @@ pub fn run(global: &Global, args: InitArgs) -> Result<()> {
         args.webhook_certs,
         args.runtime,
     );
-    let plan = plan(&Renderer::new()?, &ctx, &project)?;
+    let renderer = Renderer::new()?;
+    // The crate's name against the crates its Cargo.toml depends on, before planning.
+    let cargo_toml = renderer.render("init/Cargo.toml.hbs", &ctx)?;
+    names::crate_name(
+        &ctx.project_name,
+        &ctx.crate_name,
+        &dependencies(&cargo_toml)?,
+    )?;
+    let plan = plan(&renderer, &ctx, &project)?;
     write_plan(global, &plan, false)?;
     if args.fetch_deps.enabled {
         lockfile::write(global, dir);
@@ -128,12 +136,9 @@ pub fn run(global: &Global, args: InitArgs) -> Result<()> {
 }
 
 /// The plan of `init`: every file under `templates/init`, plus PROJECT.
-pub fn plan(renderer: &Renderer, ctx: &ProjectContext, project: &Project) -> Result<Plan> {
+fn plan(renderer: &Renderer, ctx: &ProjectContext, project: &Project) -> Result<Plan> {
     let mut plan = Plan::new();
     for (path, text) in renderer.render_dir("init", ctx)? {
-        if path == "Cargo.toml" {
-            names::crate_name(&ctx.project_name, &ctx.crate_name, &dependencies(&text)?)?;
-        }
         plan.scaffold(path, text);
     }
     for (path, text) in certs::metrics_files(renderer, project)? {
@@ -158,7 +163,7 @@ fn dependencies(cargo_toml: &str) -> Result<Vec<String>> {
         .collect())
 }
 
-pub fn context(
+fn context(
     project_name: &str,
     domain: &str,
     owner: &str,

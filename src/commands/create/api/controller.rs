@@ -21,10 +21,10 @@ use crate::scaffold::{Change, Plan, Renderer, Tree};
 pub fn plan_controller(
     tree: &dyn Tree,
     renderer: &Renderer,
-    plan: &mut Plan,
     ctx: &Ctx,
     builtin: bool,
-) -> Result<()> {
+) -> Result<Plan> {
+    let mut plan = Plan::new();
     let (controller, test) = if builtin {
         (
             "api/src/controllers/builtin.rs.hbs",
@@ -70,23 +70,19 @@ pub fn plan_controller(
         "controllers",
         format!("{}::CONTROLLER,", ctx.kind_snake),
     );
-    Ok(())
+    Ok(plan)
 }
 
 /// `config/rbac/role.yaml` from the RBAC markers of the sources as `changes` (the resolved
 /// plan) leave them.
-pub fn plan_role(
-    root: &Path,
-    plan: &mut Plan,
-    changes: &[Change],
-    project: &Project,
-) -> Result<()> {
+pub fn plan_role(root: &Path, changes: &[Change], project: &Project) -> Result<Plan> {
+    let mut plan = Plan::new();
     let sources = sources_with(root, "src", changes)?;
     plan.generate(
         rbac::ROLE_FILE,
         rbac::role_yaml(&sources, project.namespaced)?,
     );
-    Ok(())
+    Ok(plan)
 }
 
 /// `--resource=false --controller`: a controller for a kind of this project, an external
@@ -110,9 +106,9 @@ pub fn plan_alone(
     };
     // External and built-in kinds get the same controller, over objects of a kind it does
     // not own.
-    plan_controller(tree, renderer, &mut plan, &ctx, own.is_empty())?;
+    plan.extend(plan_controller(tree, renderer, &ctx, own.is_empty())?);
     let changes = plan.resolve(tree, request.force)?;
-    plan_role(root, &mut plan, &changes, project)?;
+    plan.extend(plan_role(root, &changes, project)?);
     plan.generate(project::FILE, updated.to_yaml());
     let next = format!(
         "\nNext: write the reconciler in src/controllers/{0}.rs (its tests are tests/{0}_controller.rs), then run\n  make manifests   # regenerate RBAC\n  make test",

@@ -57,7 +57,7 @@ pub fn plan(
 
     let mut plan = Plan::new();
     plan.scaffold(&types_path, generated.text);
-    plan_modules(tree, renderer, &mut plan, &ctx)?;
+    plan.extend(plan_modules(tree, renderer, &ctx)?);
     plan.scaffold(&crd_path, crd_file::copy_text(&crd, &types_path));
     plan.insert(
         MAKEFILE,
@@ -73,7 +73,7 @@ pub fn plan(
         );
     }
     if request.controller {
-        plan_controller(tree, renderer, &mut plan, &ctx, true)?;
+        plan.extend(plan_controller(tree, renderer, &ctx, true)?);
     }
     let had_controller = recorded.is_some_and(|r| r.controller);
     let updated = record(
@@ -85,7 +85,7 @@ pub fn plan(
     );
     let changes = plan.resolve(tree, request.force)?;
     if request.controller {
-        plan_role(root, &mut plan, &changes, project)?;
+        plan.extend(plan_role(root, &changes, project)?);
     }
     plan.generate(project::FILE, updated.to_yaml());
     let next = next_steps(
@@ -274,7 +274,8 @@ fn check_collisions(
 }
 
 /// The modules that lead to the types: `api::external::<group>::<version>::<kind>`.
-fn plan_modules(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx) -> Result<()> {
+fn plan_modules(tree: &dyn Tree, renderer: &Renderer, ctx: &Ctx) -> Result<Plan> {
+    let mut plan = Plan::new();
     plan.insert(API_MOD, "api-groups", "pub mod external;");
     let group_path = format!("{TYPES_DIR}/{}/mod.rs", ctx.group_mod);
     let version_path = format!("{TYPES_DIR}/{}/{}/mod.rs", ctx.group_mod, ctx.version_mod);
@@ -304,5 +305,5 @@ fn plan_modules(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx
             plan.insert(&path, marker, line);
         }
     }
-    Ok(())
+    Ok(plan)
 }

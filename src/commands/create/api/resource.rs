@@ -57,29 +57,32 @@ pub fn plan(
     let mut plan = Plan::new();
     let types = types_file(tree, renderer, request, &versions, &mut ctx, &types_path)?;
     plan.scaffold(&types_path, types);
-    plan_modules(tree, renderer, &mut plan, &ctx, &versions.others)?;
-    plan_envtest_crds(tree, renderer, &mut plan, &ctx)?;
-    let controller = plan_kind_controller(tree, renderer, &mut plan, request, &versions, &ctx)?;
+    plan.extend(plan_modules(tree, renderer, &ctx, &versions.others)?);
+    plan.extend(plan_envtest_crds(tree, renderer, &ctx)?);
+    let controller = scaffolds_controller(request, &versions)?;
+    if controller {
+        plan.extend(plan_controller(tree, renderer, &ctx, false)?);
+    }
     let crd_file = format!("{}_{}.yaml", ctx.api_group, ctx.plural);
-    plan_kustomize(
+    plan.extend(plan_kustomize(
         tree,
         renderer,
-        &mut plan,
         &ctx,
         &crd_file,
         versions.others.is_empty(),
-    )?;
+    )?);
     let updated = record(project, request, &ctx, &versions, controller, &types_path);
-    plan_generated(
+    let generated = plan_generated(
         root,
         tree,
         renderer,
-        &mut plan,
+        &plan,
         project,
         request,
         &mut ctx,
         (&crd_file, &types_path),
     )?;
+    plan.extend(generated);
     plan.generate(project::FILE, updated.to_yaml());
     let next = next_steps(note, request, &ctx, controller, &types_path);
     Ok(Planned { plan, next })
@@ -245,10 +248,10 @@ fn newest_version<'p>(versions: &[&'p Resource]) -> Option<&'p Resource> {
 fn plan_modules(
     tree: &dyn Tree,
     renderer: &Renderer,
-    plan: &mut Plan,
     ctx: &Ctx,
     others: &[&Resource],
-) -> Result<()> {
+) -> Result<Plan> {
+    let mut plan = Plan::new();
     let group_path = format!("src/api/{}/mod.rs", ctx.group_mod);
     let version_path = format!("src/api/{}/{}/mod.rs", ctx.group_mod, ctx.version);
     let kind_block = renderer.render("api/src/api/group/kind_crd.rs.hbs", ctx)?;
@@ -266,7 +269,7 @@ fn plan_modules(
             plan.insert(&group_path, "versions", format!("pub mod {};", ctx.version));
             plan.insert(&group_path, "kinds", kind_block.trim_end().to_string());
         }
-        Some(text) => plan_version_in_group(plan, ctx, others, &group_path, &text)?,
+        Some(text) => plan.extend(plan_version_in_group(ctx, others, &group_path, &text)?),
     }
     if tree.read(Path::new(&version_path))?.is_none() {
         plan.scaffold(
@@ -287,18 +290,18 @@ fn plan_modules(
             format!("{}::{}_crd()?,", ctx.group_mod, ctx.kind_snake),
         );
     }
-    Ok(())
+    Ok(plan)
 }
 
 /// A new version of a kind in its group module: its `pub mod`, and its CRD in the kind's
 /// list of versions, lowest priority first, as `generate crds` merges them.
 fn plan_version_in_group(
-    plan: &mut Plan,
     ctx: &Ctx,
     others: &[&Resource],
     group_path: &str,
     text: &str,
-) -> Result<()> {
+) -> Result<Plan> {
+    let mut plan = Plan::new();
     let version_mod = format!("pub mod {};", ctx.version);
     let version_line = format!("{}::{}::{}::crd(),", ctx.version, ctx.kind_snake, ctx.kind);
     let priority = |v: &str| names::version_priority(v);
@@ -310,7 +313,7 @@ fn plan_version_in_group(
     let Some(next_higher) = next_higher else {
         plan.insert(group_path, "versions", version_mod);
         plan.insert(group_path, &marker, version_line);
-        return Ok(());
+        return Ok(plan);
     };
     // Above the next higher version, where the marker's list has it.
     let anchor = format!(
@@ -324,16 +327,12 @@ fn plan_version_in_group(
     };
     let listed = add(text, &marker, &version_line, Some(anchor.as_str()))?;
     plan.generate(group_path, add(&listed, "versions", &version_mod, None)?);
-    Ok(())
+    Ok(plan)
 }
 
 /// The envtest checks of the project's CRDs, with its first kind.
-fn plan_envtest_crds(
-    tree: &dyn Tree,
-    renderer: &Renderer,
-    plan: &mut Plan,
-    ctx: &Ctx,
-) -> Result<()> {
+fn plan_envtest_crds(tree: &dyn Tree, renderer: &Renderer, ctx: &Ctx) -> Result<Plan> {
+    let mut plan = Plan::new();
     if envtest_scaffolded(tree)? && tree.read(Path::new(ENVTEST_CRDS))?.is_none() {
         plan.scaffold(
             ENVTEST_CRDS,
@@ -341,27 +340,18 @@ fn plan_envtest_crds(
         );
         plan.insert(ENVTEST_MAIN, "envtest-modules", "mod crds;".to_string());
     }
-    Ok(())
+    Ok(plan)
 }
 
-/// The controller: one per kind, scaffolded again by `--force` only from the version that
-/// has it. Returns whether this plan scaffolds it. (A controller file of another kind
-/// with the same name makes the plan fail: scaffolded files are never overwritten without
+/// Whether this plan scaffolds the kind's controller: one per kind, scaffolded again by
+/// `--force` only from the version that has it. (A controller file of another kind with
+/// the same name makes the plan fail: scaffolded files are never overwritten without
 /// `--force`.)
-fn plan_kind_controller(
-    tree: &dyn Tree,
-    renderer: &Renderer,
-    plan: &mut Plan,
-    request: &ApiRequest,
-    versions: &Versions,
-    ctx: &Ctx,
-) -> Result<bool> {
+fn scaffolds_controller(request: &ApiRequest, versions: &Versions) -> Result<bool> {
     let has_controller = versions.all.iter().any(|r| r.controller);
     let controller = request.controller
         && (!has_controller || (request.force && versions.same.is_some_and(|r| r.controller)));
-    if controller {
-        plan_controller(tree, renderer, plan, ctx, false)?;
-    } else if request.finalizer {
+    if !controller && request.finalizer {
         let with = versions
             .all
             .iter()
@@ -381,34 +371,32 @@ fn plan_kind_controller(
 fn plan_kustomize(
     tree: &dyn Tree,
     renderer: &Renderer,
-    plan: &mut Plan,
     ctx: &Ctx,
     crd_file: &str,
     new_kind: bool,
-) -> Result<()> {
-    list_in(
+) -> Result<Plan> {
+    let mut plan = Plan::new();
+    plan.extend(list_in(
         tree,
         renderer,
-        plan,
         ctx,
         (CRD_KUSTOMIZATION, "api/config/crd/kustomization.yaml.hbs"),
         ListEntries::new("resources", "crd-resources", format!("- bases/{crd_file}")),
-    )?;
+    )?);
     plan.add_to_list(
         DEFAULT_KUSTOMIZATION,
         ListEntries::new("resources", "default-resources", "- ../crd"),
     );
-    list_in(
+    plan.extend(list_in(
         tree,
         renderer,
-        plan,
         ctx,
         (
             SAMPLES_KUSTOMIZATION,
             "api/config/samples/kustomization.yaml.hbs",
         ),
         ListEntries::new("resources", "samples", format!("- {}", ctx.sample_file)),
-    )?;
+    )?);
     if new_kind {
         let file_prefix = ctx.role_prefix.replace('-', "_");
         for role in ["admin", "editor", "viewer"] {
@@ -423,24 +411,24 @@ fn plan_kustomize(
             );
         }
     }
-    Ok(())
+    Ok(plan)
 }
 
 /// `entry` in a kustomization, which is scaffolded from `template` when missing.
 fn list_in(
     tree: &dyn Tree,
     renderer: &Renderer,
-    plan: &mut Plan,
     ctx: &Ctx,
     (path, template): (&str, &str),
     entry: ListEntries,
-) -> Result<()> {
+) -> Result<Plan> {
+    let mut plan = Plan::new();
     if tree.read(Path::new(path))?.is_none() {
         plan.scaffold(path, renderer.render(template, ctx)?);
     } else {
         plan.add_to_list(path, entry);
     }
-    Ok(())
+    Ok(plan)
 }
 
 /// PROJECT with the requested version recorded (in place of itself under `--force`).
@@ -484,20 +472,21 @@ fn record(
     updated
 }
 
-/// What is generated from the sources as the plan leaves them: the kind's CRD, a sample
-/// from its schema, and the role from the RBAC markers.
+/// What is generated from the sources as the plan so far leaves them: the kind's CRD, a
+/// sample from its schema, and the role from the RBAC markers.
 #[allow(clippy::too_many_arguments)] // one step's inputs, each used once
 fn plan_generated(
     root: &Path,
     tree: &dyn Tree,
     renderer: &Renderer,
-    plan: &mut Plan,
+    so_far: &Plan,
     project: &Project,
     request: &ApiRequest,
     ctx: &mut Ctx,
     (crd_file, types_path): (&str, &str),
-) -> Result<()> {
-    let changes = plan.resolve(tree, request.force)?;
+) -> Result<Plan> {
+    let changes = so_far.resolve(tree, request.force)?;
+    let mut plan = Plan::new();
     let sources = sources_with(root, "src/api", &changes)?;
     let crds = crate::commands::generate::crds::project_crds(root, &sources, &request.kind)?;
     let rendered = crate::crd::emit::render(&crds)?;
@@ -515,7 +504,8 @@ fn plan_generated(
         format!("config/samples/{}", ctx.sample_file),
         renderer.render("api/config/samples/sample.yaml.hbs", ctx)?,
     );
-    plan_role(root, plan, &changes, project)
+    plan.extend(plan_role(root, &changes, project)?);
+    Ok(plan)
 }
 
 /// What to tell the user once the plan is written.

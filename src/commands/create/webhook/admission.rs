@@ -52,13 +52,7 @@ pub fn asked(request: &WebhookRequest, resource: &Resource, ctx: &Ctx) -> Result
 
 /// The kind version's admission webhooks, `asked` and, when `--force` scaffolds the file
 /// again, every type it has already.
-pub fn plan(
-    env: &Env,
-    plan: &mut Plan,
-    ctx: &mut Ctx,
-    resource: &Resource,
-    asked: &[Admission],
-) -> Result<()> {
+pub fn plan(env: &Env, ctx: &mut Ctx, resource: &Resource, asked: &[Admission]) -> Result<Plan> {
     let mut all = asked.to_vec();
     if env.force {
         // Scaffolding the file again brings back every type the kind has.
@@ -69,24 +63,38 @@ pub fn plan(
             all.push(Admission::Validation);
         }
     }
-    let envtest = plan_file(env, plan, ctx)?;
+    ctx.module = ctx.webhooks_module();
+    ctx.foo_rules = conversion::has_optional_string(
+        env.sources,
+        &ctx.api_group,
+        &ctx.kind,
+        &ctx.version,
+        "foo",
+    )?;
+    // The API server's calls to them, on the envtest control plane.
+    let envtest = if envtest_scaffolded(env.tree)? {
+        Some(format!("tests/envtest/{}_admission.rs", ctx.module))
+    } else {
+        None
+    };
+    let mut plan = plan_file(env, ctx, envtest.as_deref())?;
     for kind in all {
-        plan_kind(env, plan, ctx, kind, envtest.as_deref())?;
+        plan.extend(plan_kind(env, ctx, kind, envtest.as_deref())?);
     }
-    Ok(())
+    Ok(plan)
 }
 
-/// The file of the kind version's webhooks, its module, and its envtest scenarios; returns
-/// the scenarios' file when the project has the envtest binary.
-fn plan_file(env: &Env, plan: &mut Plan, ctx: &mut Ctx) -> Result<Option<String>> {
+/// The file of the kind version's webhooks, its module, and its envtest scenarios in
+/// `envtest_test` when the project has the envtest binary.
+fn plan_file(env: &Env, ctx: &Ctx, envtest_test: Option<&str>) -> Result<Plan> {
     let Env {
         tree,
         renderer,
         sources,
         force,
     } = *env;
-    let module = ctx.webhooks_module();
-    ctx.module = module.clone();
+    let mut plan = Plan::new();
+    let module = &ctx.module;
     let path = format!("src/webhooks/{module}.rs");
     if force || tree.read(Path::new(&path))?.is_none() {
         let sample = conversion::sample_code(
@@ -105,21 +113,17 @@ fn plan_file(env: &Env, plan: &mut Plan, ctx: &mut Ctx) -> Result<Option<String>
             renderer.render("webhook/src/webhooks/kind.rs.hbs", &c)?,
         );
     }
-    ctx.foo_rules =
-        conversion::has_optional_string(sources, &ctx.api_group, &ctx.kind, &ctx.version, "foo")?;
     plan.insert(
         WEBHOOKS_MOD,
         "webhook-modules",
         format!("pub mod {module};"),
     );
-    // The API server's calls to them, on the envtest control plane.
-    if !envtest_scaffolded(tree)? {
-        return Ok(None);
-    }
-    let envtest_test = format!("tests/envtest/{module}_admission.rs");
-    if force || tree.read(Path::new(&envtest_test))?.is_none() {
+    let Some(envtest_test) = envtest_test else {
+        return Ok(plan);
+    };
+    if force || tree.read(Path::new(envtest_test))?.is_none() {
         plan.scaffold(
-            &envtest_test,
+            envtest_test,
             renderer.render("webhook/tests/envtest/admission.rs.hbs", ctx)?,
         );
     }
@@ -128,18 +132,13 @@ fn plan_file(env: &Env, plan: &mut Plan, ctx: &mut Ctx) -> Result<Option<String>
         "envtest-modules",
         format!("mod {module}_admission;"),
     );
-    Ok(Some(envtest_test))
+    Ok(plan)
 }
 
 /// One webhook type: its functions and tests in the kind version's file, its route, and
 /// its envtest scenarios.
-fn plan_kind(
-    env: &Env,
-    plan: &mut Plan,
-    ctx: &Ctx,
-    kind: Admission,
-    envtest_test: Option<&str>,
-) -> Result<()> {
+fn plan_kind(env: &Env, ctx: &Ctx, kind: Admission, envtest_test: Option<&str>) -> Result<Plan> {
+    let mut plan = Plan::new();
     let module = &ctx.module;
     let path = format!("src/webhooks/{module}.rs");
     let (fragment, test, route, handler) = match kind {
@@ -195,5 +194,5 @@ fn plan_kind(
             );
         }
     }
-    Ok(())
+    Ok(plan)
 }

@@ -128,12 +128,12 @@ impl Ctx {
 pub fn scaffold_missing(
     tree: &dyn Tree,
     renderer: &Renderer,
-    plan: &mut Plan,
     ctx: &Ctx,
     file: &str,
-) -> Result<()> {
+) -> Result<Plan> {
+    let mut plan = Plan::new();
     if tree.read(Path::new(file))?.is_none() {
         plan.scaffold(file, renderer.render(&format!("webhook/{file}.hbs"), ctx)?);
     }
-    Ok(())
+    Ok(plan)
 }

@@ -102,31 +102,36 @@ fn check_spoke(
 
 /// The whole conversion of the kind: `spokes` are new, `recorded` every spoke PROJECT will
 /// list.
-pub fn plan(
-    env: &Env,
-    plan: &mut Plan,
-    ctx: &Ctx,
-    spokes: &[String],
-    recorded: &[String],
-) -> Result<()> {
-    plan_routes(plan, ctx);
+pub fn plan(env: &Env, ctx: &Ctx, spokes: &[String], recorded: &[String]) -> Result<Plan> {
+    let mut plan = plan_routes(ctx);
     let hub_file = conversion_file(ctx, &ctx.hub);
     // A hub file scaffolded (again) registers every spoke of the kind; an existing one
     // gains the new spokes only.
-    let registered = if plan_hub(env, plan, ctx, &hub_file)? {
-        recorded
-    } else {
-        spokes
-    };
-    plan_bench(env, plan, ctx)?;
+    let scaffold_hub = env.force || env.tree.read(Path::new(&hub_file))?.is_none();
+    let registered = if scaffold_hub { recorded } else { spokes };
+    plan.extend(plan_hub(env, ctx, &hub_file, scaffold_hub)?);
+    plan.extend(plan_bench(env, ctx)?);
     for spoke in spokes {
-        plan_spoke(env, plan, ctx, spoke)?;
+        plan.extend(plan_spoke(env, ctx, spoke)?);
     }
-    let envtest_test = plan_envtest(env, plan, ctx)?;
+    let envtest_test = if envtest_scaffolded(env.tree)? {
+        Some(format!("tests/envtest/{}_conversion.rs", ctx.kind_snake))
+    } else {
+        None
+    };
+    if let Some(envtest_test) = &envtest_test {
+        plan.extend(plan_envtest(env, ctx, envtest_test)?);
+    }
     for spoke in registered {
-        register_spoke(plan, ctx, &hub_file, envtest_test.as_deref(), spoke);
+        plan.extend(register_spoke(
+            ctx,
+            &hub_file,
+            envtest_test.as_deref(),
+            spoke,
+        ));
     }
-    plan_crd_patch(env, plan, ctx)
+    plan.extend(plan_crd_patch(env, ctx)?);
+    Ok(plan)
 }
 
 fn conversion_file(ctx: &Ctx, version: &str) -> String {
@@ -145,7 +150,8 @@ fn module_line(ctx: &Ctx) -> String {
 }
 
 /// The `/convert` route (once) and the kind's entry in the conversions it serves.
-fn plan_routes(plan: &mut Plan, ctx: &Ctx) {
+fn plan_routes(ctx: &Ctx) -> Plan {
+    let mut plan = Plan::new();
     plan.insert(
         WEBHOOKS_MOD,
         "webhook-routes",
@@ -173,12 +179,12 @@ fn plan_routes(plan: &mut Plan, ctx: &Ctx) {
             ],
         ),
     );
+    plan
 }
 
-/// The hub's conversion file, scaffolded when missing or with `--force`, and its module;
-/// returns whether it is scaffolded.
-fn plan_hub(env: &Env, plan: &mut Plan, ctx: &Ctx, hub_file: &str) -> Result<bool> {
-    let scaffold = env.force || env.tree.read(Path::new(hub_file))?.is_none();
+/// The hub's conversion file, when `scaffold` (it is missing, or `--force`), and its module.
+fn plan_hub(env: &Env, ctx: &Ctx, hub_file: &str, scaffold: bool) -> Result<Plan> {
+    let mut plan = Plan::new();
     if scaffold {
         let mut c = ctx.clone();
         c.sample = conversion::sample_code(
@@ -197,12 +203,12 @@ fn plan_hub(env: &Env, plan: &mut Plan, ctx: &Ctx, hub_file: &str) -> Result<boo
         );
     }
     plan.insert(version_mod(ctx, &ctx.hub), "kinds", module_line(ctx));
-    Ok(scaffold)
+    Ok(plan)
 }
 
 /// The conversion benchmark and what it needs in Cargo.toml.
-fn plan_bench(env: &Env, plan: &mut Plan, ctx: &Ctx) -> Result<()> {
-    scaffold_missing(env.tree, env.renderer, plan, ctx, BENCH)?;
+fn plan_bench(env: &Env, ctx: &Ctx) -> Result<Plan> {
+    let mut plan = scaffold_missing(env.tree, env.renderer, ctx, BENCH)?;
     plan.edit(
         CARGO,
         Edit::CargoDependency {
@@ -218,11 +224,12 @@ fn plan_bench(env: &Env, plan: &mut Plan, ctx: &Ctx) -> Result<()> {
             name: "conversion".into(),
         },
     );
-    Ok(())
+    Ok(plan)
 }
 
 /// A spoke's conversion file, its module, and its case in the benchmark.
-fn plan_spoke(env: &Env, plan: &mut Plan, ctx: &Ctx, spoke: &str) -> Result<()> {
+fn plan_spoke(env: &Env, ctx: &Ctx, spoke: &str) -> Result<Plan> {
+    let mut plan = Plan::new();
     let code = conversion::spoke_code(env.sources, &ctx.api_group, &ctx.kind, spoke, &ctx.hub)?;
     let mut c = ctx.clone();
     c.spoke = spoke.to_string();
@@ -254,19 +261,16 @@ fn plan_spoke(env: &Env, plan: &mut Plan, ctx: &Ctx, spoke: &str) -> Result<()> 
         env.renderer
             .render("webhook/fragments/bench_case.rs.hbs", &c)?,
     );
-    Ok(())
+    Ok(plan)
 }
 
-/// The kind's versions on the envtest control plane, through the conversion webhook;
-/// returns the test's file when the project has the envtest binary.
-fn plan_envtest(env: &Env, plan: &mut Plan, ctx: &Ctx) -> Result<Option<String>> {
-    if !envtest_scaffolded(env.tree)? {
-        return Ok(None);
-    }
-    let envtest_test = format!("tests/envtest/{}_conversion.rs", ctx.kind_snake);
-    if env.force || env.tree.read(Path::new(&envtest_test))?.is_none() {
+/// The kind's versions on the envtest control plane, through the conversion webhook, in
+/// `envtest_test`.
+fn plan_envtest(env: &Env, ctx: &Ctx, envtest_test: &str) -> Result<Plan> {
+    let mut plan = Plan::new();
+    if env.force || env.tree.read(Path::new(envtest_test))?.is_none() {
         plan.scaffold(
-            &envtest_test,
+            envtest_test,
             env.renderer
                 .render("webhook/tests/envtest/conversion.rs.hbs", ctx)?,
         );
@@ -276,17 +280,12 @@ fn plan_envtest(env: &Env, plan: &mut Plan, ctx: &Ctx) -> Result<Option<String>>
         "envtest-modules",
         format!("mod {}_conversion;", ctx.kind_snake),
     );
-    Ok(Some(envtest_test))
+    Ok(plan)
 }
 
 /// A spoke in the hub file's lists and in the envtest scenarios.
-fn register_spoke(
-    plan: &mut Plan,
-    ctx: &Ctx,
-    hub_file: &str,
-    envtest_test: Option<&str>,
-    spoke: &str,
-) {
+fn register_spoke(ctx: &Ctx, hub_file: &str, envtest_test: Option<&str>, spoke: &str) -> Plan {
+    let mut plan = Plan::new();
     if let Some(envtest_test) = envtest_test {
         plan.insert(
             envtest_test,
@@ -310,10 +309,12 @@ fn register_spoke(
             ctx.kind_snake
         ),
     );
+    plan
 }
 
 /// The CRD: the conversion patch (its CA is injected as `webhook::certs` says).
-fn plan_crd_patch(env: &Env, plan: &mut Plan, ctx: &Ctx) -> Result<()> {
+fn plan_crd_patch(env: &Env, ctx: &Ctx) -> Result<Plan> {
+    let mut plan = Plan::new();
     let patch = format!("config/crd/patches/webhook_in_{}.yaml", ctx.plural);
     if env.force || env.tree.read(Path::new(&patch))?.is_none() {
         plan.scaffold(
@@ -322,13 +323,12 @@ fn plan_crd_patch(env: &Env, plan: &mut Plan, ctx: &Ctx) -> Result<()> {
                 .render("webhook/config/crd/patches/webhook_in.yaml.hbs", ctx)?,
         );
     }
-    scaffold_missing(
+    plan.extend(scaffold_missing(
         env.tree,
         env.renderer,
-        plan,
         ctx,
         "config/crd/kustomizeconfig.yaml",
-    )?;
+    )?);
     plan.edit(
         CRD_KUSTOMIZATION,
         Edit::YamlSection {
@@ -347,5 +347,5 @@ fn plan_crd_patch(env: &Env, plan: &mut Plan, ctx: &Ctx) -> Result<()> {
         )
         .by("path"),
     );
-    Ok(())
+    Ok(plan)
 }

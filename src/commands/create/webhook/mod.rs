@@ -26,7 +26,7 @@ use super::{Planned, sources_with};
 use crate::context::Global;
 use crate::names;
 use crate::project::{self, Project};
-use crate::scaffold::{Plan, Renderer, Tree, kind_clash};
+use crate::scaffold::{Renderer, Tree, kind_clash};
 use crate::webhook::{self as code, certs, manifests};
 use context::{Admission, Ctx, Env};
 pub use request::{WebhookArgs, WebhookRequest};
@@ -65,14 +65,13 @@ pub fn plan(
         sources: &sources,
         force: request.force,
     };
-    let mut plan = Plan::new();
-    server::plan(tree, renderer, &mut plan, &ctx)?;
+    let mut plan = server::plan(tree, renderer, &ctx)?;
     if !asked.is_empty() {
-        admission::plan(&env, &mut plan, &mut ctx, resource, &asked)?;
+        plan.extend(admission::plan(&env, &mut ctx, resource, &asked)?);
     }
     if !spokes.is_empty() {
         let recorded = &updated.resources[request.resource].webhooks.spoke;
-        conversion::plan(&env, &mut plan, &ctx, &spokes, recorded)?;
+        plan.extend(conversion::plan(&env, &ctx, &spokes, recorded)?);
     }
     plan.generate(manifests::FILE, manifests::render(&updated)?);
     certs::plan(&mut plan, renderer, &updated, tree)?;

@@ -20,26 +20,16 @@ const NETWORK_POLICY_KUSTOMIZATION: &str = "config/network-policy/kustomization.
 
 /// The webhook server, its dependencies and config, and its registration in the manager:
 /// scaffolded by the first webhook, kept by every later one.
-pub fn plan(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx) -> Result<()> {
+pub fn plan(tree: &dyn Tree, renderer: &Renderer, ctx: &Ctx) -> Result<Plan> {
+    let mut plan = Plan::new();
     for file in [
         "src/webhooks/mod.rs",
         "config/webhook/kustomization.yaml",
         "config/webhook/service.yaml",
     ] {
-        scaffold_missing(tree, renderer, plan, ctx, file)?;
+        plan.extend(scaffold_missing(tree, renderer, ctx, file)?);
     }
-    // The envtest control plane serves the webhooks and installs their configurations.
-    if envtest_scaffolded(tree)? {
-        scaffold_missing(tree, renderer, plan, ctx, ENVTEST_WEBHOOKS)?;
-        plan.insert(ENVTEST_MAIN, "envtest-modules", "mod webhooks;");
-        plan.insert(ENVTEST_MAIN, "envtest-modules", "mod webhook_certs;");
-        for field in [
-            "webhooks: Some(webhooks::serve),",
-            "webhook_certs: webhook_certs::ISSUE,",
-        ] {
-            plan.insert(ENVTEST_MAIN, "envtest-environment", field);
-        }
-    }
+    plan.extend(plan_envtest(tree, renderer, ctx)?);
     plan.insert(LIB, "modules", "pub mod webhooks;");
     plan.insert(
         MAIN,
@@ -95,27 +85,40 @@ pub fn plan(tree: &dyn Tree, renderer: &Renderer, plan: &mut Plan, ctx: &Ctx) ->
         )
         .by("path"),
     );
-    plan_network_policy(tree, renderer, plan, ctx)
+    plan.extend(plan_network_policy(tree, renderer, ctx)?);
+    Ok(plan)
+}
+
+/// The envtest control plane serves the webhooks and installs their configurations, when
+/// the project has the envtest binary.
+fn plan_envtest(tree: &dyn Tree, renderer: &Renderer, ctx: &Ctx) -> Result<Plan> {
+    if !envtest_scaffolded(tree)? {
+        return Ok(Plan::new());
+    }
+    let mut plan = scaffold_missing(tree, renderer, ctx, ENVTEST_WEBHOOKS)?;
+    plan.insert(ENVTEST_MAIN, "envtest-modules", "mod webhooks;");
+    plan.insert(ENVTEST_MAIN, "envtest-modules", "mod webhook_certs;");
+    for field in [
+        "webhooks: Some(webhooks::serve),",
+        "webhook_certs: webhook_certs::ISSUE,",
+    ] {
+        plan.insert(ENVTEST_MAIN, "envtest-environment", field);
+    }
+    Ok(plan)
 }
 
 /// The policy that admits the API server to the webhook server, beside the metrics one,
 /// unless the project has no `config/network-policy` (the user removed it).
-fn plan_network_policy(
-    tree: &dyn Tree,
-    renderer: &Renderer,
-    plan: &mut Plan,
-    ctx: &Ctx,
-) -> Result<()> {
+fn plan_network_policy(tree: &dyn Tree, renderer: &Renderer, ctx: &Ctx) -> Result<Plan> {
     if tree
         .read(Path::new(NETWORK_POLICY_KUSTOMIZATION))?
         .is_none()
     {
-        return Ok(());
+        return Ok(Plan::new());
     }
-    scaffold_missing(
+    let mut plan = scaffold_missing(
         tree,
         renderer,
-        plan,
         ctx,
         "config/network-policy/allow-webhook-traffic.yaml",
     )?;
@@ -127,5 +130,5 @@ fn plan_network_policy(
             "- allow-webhook-traffic.yaml",
         ),
     );
-    Ok(())
+    Ok(plan)
 }
