@@ -31,26 +31,15 @@ pub fn plan(tree: &dyn Tree, renderer: &Renderer, ctx: &Ctx) -> Result<Plan> {
     }
     plan.extend(plan_envtest(tree, renderer, ctx)?);
     plan.insert(LIB, "modules", "pub mod webhooks;");
-    plan.insert(
-        MAIN,
-        "manager-flags",
-        renderer.render("webhook/fragments/manager_flags.rs.hbs", ctx)?,
-    );
-    plan.insert(
-        MAIN,
-        "manager-servers",
-        renderer.render("webhook/fragments/manager_servers.rs.hbs", ctx)?,
-    );
-    plan.insert(
-        MAKEFILE,
-        "make-variables",
-        renderer.render("webhook/fragments/make_variables.hbs", ctx)?,
-    );
-    plan.insert(
-        MAKEFILE,
-        "make-targets",
-        renderer.render("webhook/fragments/make_targets.hbs", ctx)?,
-    );
+    for (file, marker, fragment) in [
+        (MAIN, "manager-flags", "manager_flags.rs"),
+        (MAIN, "manager-servers", "manager_servers.rs"),
+        (MAKEFILE, "make-variables", "make_variables"),
+        (MAKEFILE, "make-targets", "make_targets"),
+    ] {
+        let text = renderer.render(&format!("webhook/fragments/{fragment}.hbs"), ctx)?;
+        plan.insert(file, marker, text);
+    }
     // The server, the reviews and the certificates are the runtime's, behind a feature that
     // projects without webhooks do without (and their dependencies with it).
     plan.edit(
