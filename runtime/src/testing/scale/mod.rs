@@ -10,7 +10,8 @@
 //! - **writes**, counted by the API server (`apiserver_request_total`): to the kind until
 //!   all are Ready, and during a full resync (a restarted manager reconciles every
 //!   unchanged object; goal 0);
-//! - **memory**: the manager's peak RSS with N objects cached, over their JSON as served;
+//! - **memory**: the manager's peak RSS with N objects cached, over their JSON as
+//!   `kubectl get -o json` prints them (without `managedFields`);
 //! - **startup** with N objects: from process start to the first reconciliation, to all
 //!   objects seen (paged LIST, then watch: `/readyz`), and to all reconciled;
 //! - **conversion**, for a kind the conversion webhook converts: the API server converts

@@ -97,7 +97,7 @@ impl Figures {
             ),
             ("manager RSS, empty".into(), mib(self.rss_empty)),
             ("manager peak RSS, N cached".into(), mib(self.rss_peak)),
-            ("objects' JSON as served".into(), mib(self.json)),
+            ("objects' JSON as kubectl prints".into(), mib(self.json)),
             (
                 "(peak − empty) / JSON (goal ≤ 2)".into(),
                 format!("{:.2}", self.rss_over_json()),

@@ -134,9 +134,11 @@ impl ReadyWatch {
 pub struct Pages {
     /// How long each page took.
     pub latencies: Vec<Duration>,
-    /// The JSON size of each object as served, `apiVersion` and `kind` included.
+    /// The JSON size of each object as `kubectl get -o json` prints it: `apiVersion` and
+    /// `kind` included, `managedFields` left out (kubectl has hidden them since 1.21).
     pub sizes: Vec<usize>,
-    /// The JSON size of the largest page's objects, and how many it held.
+    /// The JSON size of the largest page's objects as served, `managedFields` included (a
+    /// conversion review carries them), and how many it held.
     pub largest_page: (usize, usize),
     /// The objects' finalizers, and the first one's status.
     pub finalizers: BTreeSet<String>,
@@ -177,19 +179,49 @@ pub async fn read(
             pages
                 .finalizers
                 .extend(object.metadata.finalizers.clone().unwrap_or_default());
-            // As `kubectl get -o json` prints each item.
             object.types = Some(TypeMeta {
                 api_version: format!("{}/{version}", kind.group),
                 kind: kind.name.clone(),
             });
-            let size = serde_json::to_vec(&object)?.len();
-            page_size += size;
-            pages.sizes.push(size);
+            let (served, printed) = json_sizes(&mut object)?;
+            page_size += served;
+            pages.sizes.push(printed);
         }
         pages.largest_page = pages.largest_page.max((page_size, objects));
         token = list.metadata.continue_.filter(|t| !t.is_empty());
         if token.is_none() {
             return Ok(pages);
         }
+    }
+}
+
+/// The JSON size of `object` as served, and as `kubectl get -o json` prints it: without
+/// `managedFields`, which kubectl has hidden since 1.21 (kubernetes/kubernetes#96878).
+/// Leaves `object` without them.
+fn json_sizes(object: &mut DynamicObject) -> serde_json::Result<(usize, usize)> {
+    let served = serde_json::to_vec(object)?.len();
+    object.metadata.managed_fields = None;
+    Ok((served, serde_json::to_vec(object)?.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_object_is_measured_as_kubectl_prints_it_without_managed_fields() {
+        let printed = json!({
+            "apiVersion": "example.com/v1",
+            "kind": "Thing",
+            "metadata": {"name": "a", "namespace": "b"},
+            "spec": {"size": 3},
+        });
+        let mut served = printed.clone();
+        served["metadata"]["managedFields"] =
+            json!([{"manager": "kubectl", "operation": "Apply", "fieldsType": "FieldsV1"}]);
+        let mut object: DynamicObject = serde_json::from_value(served.clone()).unwrap();
+        let sizes = json_sizes(&mut object).unwrap();
+        let length = |value: &Value| serde_json::to_vec(value).unwrap().len();
+        assert_eq!(sizes, (length(&served), length(&printed)));
     }
 }
