@@ -10,7 +10,8 @@ use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{self, Action, Controller};
 use kube::runtime::events::EventType;
 use kube::runtime::finalizer::{self, Event as Finalizer, finalizer};
-use kube::runtime::{Predicate, WatchStreamExt, predicates, reflector, watcher};
+use kube::runtime::reflector::{self, ObjectRef};
+use kube::runtime::{WatchStreamExt, watcher};
 use kube::{Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -61,6 +62,33 @@ pub fn strip<K: Resource>(object: &mut K) {
     if let Some(annotations) = &mut object.meta_mut().annotations {
         annotations.remove(LAST_APPLIED);
     }
+}
+
+/// Whether `object` wakes its controller, `before` being the copy its cache held: when it
+/// is new (or new under its name), when its spec changed (a new `metadata.generation`),
+/// and, for a controller with a finalizer, when its finalizers changed. A status write,
+/// the controller's own included, never does; nor does a change of labels or annotations.
+fn wakes<K: Resource>(before: Option<&K>, object: &K, finalizers: bool) -> bool {
+    let (now, before) = match before {
+        Some(before) => (object.meta(), before.meta()),
+        None => return true,
+    };
+    now.uid != before.uid
+        // A kind without generations (ConfigMaps) wakes at every change.
+        || now.generation.is_none()
+        || now.generation != before.generation
+        || (finalizers && now.finalizers != before.finalizers)
+}
+
+/// `object` as the controller's queue keeps it until the object's next reconciliation
+/// (its resync, minutes later): by name and namespace. Its uid and resourceVersion, which
+/// the queue would copy into its keys and never read, are dropped here; the reconciliation
+/// reads the cached object, which has them.
+fn queued<K: Resource>(mut object: K) -> K {
+    let meta = object.meta_mut();
+    meta.uid = None;
+    meta.resource_version = None;
+    object
 }
 
 /// What a controller's status write of an object returned: the status, and the object's
@@ -168,31 +196,42 @@ impl Reconciler {
         K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
         C: Shared,
     {
-        let (store, writer) = reflector::store();
+        let (store, mut writer) = reflector::store();
+        let cached = store.clone();
         let finalizers = self.finalizer.is_some();
-        let trigger = move |object: &K| {
-            if finalizers {
-                predicates::generation
-                    .combine(predicates::finalizers)
-                    .hash_property(object)
-            } else {
-                predicates::generation(object)
-            }
-        };
         let (retries, written) = (self.retries(ctx), self.written(ctx));
         let triggers = watcher(api, watcher::Config::default())
             .default_backoff()
             .modify(strip)
-            .reflect(writer)
-            .inspect_ok(move |event| {
+            // Whether an object wakes the controller is decided against the copy the cache
+            // holds until this event replaces it, so the watch keeps no second memory of
+            // every object (kube's `predicate_filter` keeps a key and a hash for each).
+            .map_ok(move |event| {
+                let wakes = match &event {
+                    watcher::Event::Apply(object) | watcher::Event::InitApply(object) => {
+                        let before = cached.get(&ObjectRef::from_obj(object));
+                        wakes(before.as_deref(), object, finalizers)
+                    }
+                    _ => false,
+                };
+                writer.apply_watcher_event(&event);
+                (event, wakes)
+            })
+            .inspect_ok(move |(event, _)| {
                 retries.follow(event);
                 written.follow(event);
                 if matches!(event, watcher::Event::InitDone) {
                     synced.set(true);
                 }
             })
-            .applied_objects()
-            .predicate_filter(trigger, Default::default());
+            .try_filter_map(|(event, wakes)| {
+                std::future::ready(Ok(match event {
+                    watcher::Event::Apply(object) | watcher::Event::InitApply(object) if wakes => {
+                        Some(queued(object))
+                    }
+                    _ => None,
+                }))
+            });
         let config = controller::Config::default().concurrency(self.concurrency);
         Controller::for_stream(triggers, store).with_config(config)
     }
