@@ -73,7 +73,12 @@ impl Manager {
         let mut command = match &launch.wrap {
             Some(wrapper) => {
                 let mut command = Command::new(wrapper);
-                command.arg(&launch.binary).current_dir(&launch.logs);
+                // A group of its own, so that [`Manager::stop`] reaches the manager too: a
+                // wrapper that ends on SIGTERM leaves it running otherwise, holding its ports.
+                command
+                    .arg(&launch.binary)
+                    .current_dir(&launch.logs)
+                    .process_group(0);
                 command
             }
             None => Command::new(&launch.binary),
@@ -200,8 +205,10 @@ impl Manager {
     /// seconds, the default grace period).
     pub async fn stop(mut self) -> anyhow::Result<()> {
         let pid = libc::pid_t::try_from(self.child.id())?;
+        // A wrapper's whole process group ([`Manager::spawn`]).
+        let target = if self.wrapped { -pid } else { pid };
         // SAFETY: kill(2) with a pid this process started and has not reaped.
-        unsafe { libc::kill(pid, libc::SIGTERM) };
+        unsafe { libc::kill(target, libc::SIGTERM) };
         let started = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait()? {
