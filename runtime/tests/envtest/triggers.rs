@@ -44,6 +44,13 @@ async fn none(reconciled: &mut UnboundedReceiver<Option<i64>>, after: &str) {
     }
 }
 
+/// Merges `patch` into the Deployment.
+async fn merge(api: &Api<Deployment>, patch: serde_json::Value) {
+    api.patch("woken", &PatchParams::default(), &Patch::Merge(&patch))
+        .await
+        .unwrap_or_else(|error| panic!("{patch} refused: {error}"));
+}
+
 #[tokio::test]
 #[ignore = "needs kube-apiserver and etcd (KUBEBUILDER_ASSETS)"]
 async fn spec_and_finalizer_changes_wake_the_controller_status_and_labels_do_not() {
@@ -63,9 +70,8 @@ async fn spec_and_finalizer_changes_wake_the_controller_status_and_labels_do_not
             },
         },
     });
-    let apply = |value: &serde_json::Value| Patch::Apply(value.clone());
     let params = PatchParams::apply("triggers-test");
-    api.patch("woken", &params, &apply(&deployment))
+    api.patch("woken", &params, &Patch::Apply(&deployment))
         .await
         .expect("the Deployment");
 
@@ -95,26 +101,17 @@ async fn spec_and_finalizer_changes_wake_the_controller_status_and_labels_do_not
         .expect("the status written");
     none(&mut reconciled, "a status write").await;
 
-    let labels = json!({"metadata": {"labels": {"team": "a"}}});
-    api.patch("woken", &PatchParams::default(), &Patch::Merge(&labels))
-        .await
-        .expect("a label added");
+    merge(&api, json!({"metadata": {"labels": {"team": "a"}}})).await;
     none(&mut reconciled, "a new label").await;
 
-    let replicas = json!({"spec": {"replicas": 2}});
-    api.patch("woken", &PatchParams::default(), &Patch::Merge(&replicas))
-        .await
-        .expect("the spec changed");
+    merge(&api, json!({"spec": {"replicas": 2}})).await;
     assert_eq!(
         next(&mut reconciled).await,
         Some(2),
         "a spec change wakes it"
     );
 
-    let finalizers = json!({"metadata": {"finalizers": [FINALIZER]}});
-    api.patch("woken", &PatchParams::default(), &Patch::Merge(&finalizers))
-        .await
-        .expect("the finalizer added");
+    merge(&api, json!({"metadata": {"finalizers": [FINALIZER]}})).await;
     assert_eq!(
         next(&mut reconciled).await,
         Some(2),
