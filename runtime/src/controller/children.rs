@@ -39,7 +39,7 @@ where
 {
     // An API of `PartialObjectMeta` asks the API server for metadata only.
     let api = super::api::<PartialObjectMeta<Child>>(client, namespace);
-    let children = watcher(api, watcher::Config::default())
+    let children = watcher(api, super::watch_config())
         .default_backoff()
         .touched_objects();
     controller.owns_stream(children)

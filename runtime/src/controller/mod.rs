@@ -17,6 +17,7 @@ use futures::future::BoxFuture;
 use k8s_openapi::{ClusterResourceScope, NamespaceResourceScope};
 use kube::runtime::controller::{self, Action};
 use kube::runtime::events::Recorder;
+use kube::runtime::watcher;
 use kube::{Api, Client, Resource, ResourceExt};
 use tracing::{debug, warn};
 
@@ -156,6 +157,19 @@ where
     K::Scope: Scope,
 {
     K::Scope::api(client, namespace)
+}
+
+/// How many objects each LIST of a controller's watch asks for (kube's default is 500).
+/// A page is decoded whole, `managedFields` included, before [`strip`] drops what the
+/// cache does not keep, so the larger the page, the more of the heap is left in fragments
+/// between the objects kept. `make bench-scale` with 10,000 objects: a manager restarted
+/// on them holds 50 MiB instead of 58, and sees them all 0.7 s later.
+const PAGE_SIZE: u32 = 100;
+
+/// The watch of a controller's objects or of their children: listed in pages of
+/// [`PAGE_SIZE`], then watched.
+fn watch_config() -> watcher::Config {
+    watcher::Config::default().page_size(PAGE_SIZE)
 }
 
 /// The API of `object`'s kind, in `object`'s namespace: where its finalizer and status are

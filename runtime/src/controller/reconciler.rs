@@ -200,7 +200,7 @@ impl Reconciler {
         let cached = store.clone();
         let finalizers = self.finalizer.is_some();
         let (retries, written) = (self.retries(ctx), self.written(ctx));
-        let triggers = watcher(api, watcher::Config::default())
+        let triggers = watcher(api, super::watch_config())
             .default_backoff()
             .modify(strip)
             // Whether an object wakes the controller is decided against the copy the cache
@@ -744,6 +744,29 @@ mod tests {
             .await
             .expect("a success");
         assert_eq!(PLAIN.retry(&ctx, &object, &error), secs(5));
+    }
+
+    /// The watch lists in pages of 100 objects: the API server returns
+    /// at most `limit` objects per LIST response and a `continue` token for the rest
+    /// (Kubernetes API concepts, "Retrieving large results sets in chunks").
+    #[tokio::test]
+    async fn the_watch_lists_its_objects_in_small_pages() {
+        let (ctx, mut server) = context();
+        let api = Api::<Thing>::namespaced(ctx.client.clone(), "team-a");
+        let controller = PLAIN.controller(api, &ctx, Readiness::default());
+        let (_trigger, shutdown) = Shutdown::channel();
+        let run = tokio::spawn(PLAIN.run(
+            controller,
+            |_, _| async { Ok::<_, Failed>(Action::await_change()) },
+            |_, _, _| Action::await_change(),
+            ctx,
+            shutdown,
+        ));
+        let list = server
+            .expect(Method::GET, "/apis/example.com/v1/namespaces/team-a/things")
+            .await;
+        run.abort();
+        assert_eq!(list.param("limit"), Some("100"), "{}", list.query);
     }
 
     /// A status write is remembered while the cache may trail it, and no longer: N
