@@ -31,9 +31,10 @@ use crate::shutdown::Shutdown;
 /// `error_policy`.
 ///
 /// What it does for every controller, so that the controller holds only its own logic:
-/// - the watch ([`Reconciler::controller`]): a cache without `managedFields`, triggered
-///   only by spec changes (a new `metadata.generation`) and, for a controller with a
-///   finalizer, finalizer changes, never by status writes, its own included;
+/// - the watch ([`Reconciler::controller`]): listed 100 objects at a time, a cache without
+///   `managedFields`, triggered only by spec changes (a new `metadata.generation`) and,
+///   for a controller with a finalizer, finalizer changes, never by status writes, its own
+///   included;
 /// - the finalizer flow ([`Reconciler::reconcile_with_finalizer`]): the finalizer is added
 ///   before the first `converge` and removed only after `cleanup` succeeded;
 /// - the status ([`Reconciler::report`]): `Ready`, `Progressing` and `Degraded` conditions
