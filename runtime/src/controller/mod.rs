@@ -163,7 +163,7 @@ where
 /// A page is decoded whole, `managedFields` included, before [`strip`] drops what the
 /// cache does not keep, so the larger the page, the more of the heap is left in fragments
 /// between the objects kept. `make bench-scale` with 10,000 objects: a manager restarted
-/// on them holds 50 MiB instead of 58, and sees them all 0.7 s later.
+/// on them holds 50 MiB instead of 58, and sees them all 0.2 to 0.7 s later.
 const PAGE_SIZE: u32 = 100;
 
 /// The watch of a controller's objects or of their children: listed in pages of

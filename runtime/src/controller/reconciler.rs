@@ -747,9 +747,9 @@ mod tests {
         assert_eq!(PLAIN.retry(&ctx, &object, &error), secs(5));
     }
 
-    /// The watch lists in pages of 100 objects: the API server returns
-    /// at most `limit` objects per LIST response and a `continue` token for the rest
-    /// (Kubernetes API concepts, "Retrieving large results sets in chunks").
+    /// The watch lists in pages of 100 objects: the API server returns at most `limit`
+    /// objects per LIST response, and a `continue` token for the rest (Kubernetes API
+    /// concepts, "Retrieving large results sets in chunks").
     #[tokio::test]
     async fn the_watch_lists_its_objects_in_small_pages() {
         let (ctx, mut server) = context();
