@@ -24,11 +24,15 @@ const YAML11_BOOLEANS: &[&str] = &[
 /// `|` blocks) with every key and value that YAML 1.1 reads as a boolean single-quoted.
 /// The result must read as the very same YAML 1.2 document, or this is an error.
 pub fn quote_yaml11_booleans(yaml: &str) -> Result<String> {
-    let quote = |word: &str| {
-        if YAML11_BOOLEANS.contains(&word) {
-            format!("'{word}'")
+    // Written straight into `out`: a CRD of a few hundred kilobytes has tens of thousands
+    // of lines, and nearly all of them are copied unchanged.
+    let push_word = |out: &mut String, word: &str| {
+        if word.len() <= 3 && YAML11_BOOLEANS.contains(&word) {
+            out.push('\'');
+            out.push_str(word);
+            out.push('\'');
         } else {
-            word.to_string()
+            out.push_str(word);
         }
     };
     let mut out = String::with_capacity(yaml.len() + 64);
@@ -50,25 +54,29 @@ pub fn quote_yaml11_booleans(yaml: &str) -> Result<String> {
             rest = after;
             column += 2;
         }
-        let head = &text[..column];
-        let rewritten = match rest.split_once(": ") {
+        out.push_str(&text[..column]);
+        match rest.split_once(": ") {
             Some((key, value)) => {
                 if value.starts_with('|') || value.starts_with('>') {
                     block = Some(column);
                 }
-                format!("{head}{}: {}", quote(key), quote(value))
+                push_word(&mut out, key);
+                out.push_str(": ");
+                push_word(&mut out, value);
             }
             None if rest.starts_with('|') || rest.starts_with('>') => {
                 // A list item's block: its lines are indented deeper than the dash.
                 block = Some(indent);
-                text.to_string()
+                out.push_str(rest);
             }
             None => match rest.strip_suffix(':') {
-                Some(key) => format!("{head}{}:", quote(key)),
-                None => format!("{head}{}", quote(rest)),
+                Some(key) => {
+                    push_word(&mut out, key);
+                    out.push(':');
+                }
+                None => push_word(&mut out, rest),
             },
-        };
-        out.push_str(&rewritten);
+        }
         if line.ends_with('\n') {
             out.push('\n');
         }
