@@ -105,14 +105,15 @@ pub fn check_nesting(tokens: TokenStream) -> syn::Result<()> {
             stack.pop();
             continue;
         };
-        let prev = frame.prev.replace(token.clone());
-        frame.restart_before(&token, prev.as_ref());
-        frame.cost += cost(&token, prev.as_ref());
+        let kind = Kind::of(&token);
+        let prev = frame.prev.replace(kind);
+        frame.restart_before(kind, prev);
+        frame.cost += cost(kind, prev);
         let depth = frame.base + frame.cost;
         if depth > MAX_COST {
             return Err(too_deep(token.span()));
         }
-        frame.restart_after(&token, prev.as_ref());
+        frame.restart_after(kind, prev);
         if let TokenTree::Group(group) = &token {
             stack.push(Frame::new(group.stream(), depth));
         }
@@ -129,10 +130,46 @@ fn too_deep(span: Span) -> syn::Error {
     )
 }
 
+/// What the rules below need of a token: the walk keeps this of the previous token rather
+/// than a copy of it, and reads each identifier's text once.
+#[derive(Clone, Copy)]
+enum Kind {
+    Group(Delimiter),
+    Punct(char, Spacing),
+    Literal,
+    Ident {
+        /// One of [`RECURSIVE_KEYWORDS`].
+        recursive: bool,
+        /// Not one of [`NOT_OPERANDS`].
+        operand: bool,
+        /// `else` or `as`, which go on with the expression before them.
+        goes_on: bool,
+    },
+}
+
+impl Kind {
+    fn of(token: &TokenTree) -> Self {
+        match token {
+            TokenTree::Group(g) => Self::Group(g.delimiter()),
+            TokenTree::Punct(p) => Self::Punct(p.as_char(), p.spacing()),
+            TokenTree::Literal(_) => Self::Literal,
+            TokenTree::Ident(i) => {
+                let word = i.to_string();
+                let word = word.as_str();
+                Self::Ident {
+                    recursive: RECURSIVE_KEYWORDS.contains(&word),
+                    operand: !NOT_OPERANDS.contains(&word),
+                    goes_on: word == "else" || word == "as",
+                }
+            }
+        }
+    }
+}
+
 /// The tokens of one group and the cost of the current run of tokens in it.
 struct Frame {
     tokens: proc_macro2::token_stream::IntoIter,
-    prev: Option<TokenTree>,
+    prev: Option<Kind>,
     /// The cost at the group's opening bracket.
     base: usize,
     /// The cost since the last restart.
@@ -157,18 +194,15 @@ impl Frame {
 
     /// A `{...}` block ends an item or a statement unless an expression goes on after it
     /// (`} else`, `} as T`, `}.f()`, `} + 1`, `}[0]`).
-    fn restart_before(&mut self, token: &TokenTree, prev: Option<&TokenTree>) {
-        let Some(TokenTree::Group(block)) = prev else {
-            return;
-        };
-        if block.delimiter() != Delimiter::Brace {
+    fn restart_before(&mut self, token: Kind, prev: Option<Kind>) {
+        if !matches!(prev, Some(Kind::Group(Delimiter::Brace))) {
             return;
         }
         let goes_on = match token {
-            TokenTree::Punct(_) => true,
-            TokenTree::Ident(i) => i == "else" || i == "as",
-            TokenTree::Group(g) => g.delimiter() == Delimiter::Bracket,
-            TokenTree::Literal(_) => false,
+            Kind::Punct(..) => true,
+            Kind::Ident { goes_on, .. } => goes_on,
+            Kind::Group(delimiter) => delimiter == Delimiter::Bracket,
+            Kind::Literal => false,
         };
         if !goes_on {
             self.cost = 0;
@@ -176,10 +210,10 @@ impl Frame {
         }
     }
 
-    fn restart_after(&mut self, token: &TokenTree, prev: Option<&TokenTree>) {
+    fn restart_after(&mut self, token: Kind, prev: Option<Kind>) {
         let was_attribute = std::mem::take(&mut self.attribute);
         match token {
-            TokenTree::Punct(p) => match p.as_char() {
+            Kind::Punct(c, _) => match c {
                 ';' => {
                     self.cost = 0;
                     self.angles = 0;
@@ -191,37 +225,34 @@ impl Frame {
                 '!' => self.attribute = was_attribute,
                 _ => {}
             },
-            TokenTree::Group(g) if was_attribute && g.delimiter() == Delimiter::Bracket => {
-                self.cost = 0;
-            }
+            Kind::Group(Delimiter::Bracket) if was_attribute => self.cost = 0,
             _ => {}
         }
     }
 }
 
 /// `->` or `=>`: a `>` that closes no generic argument list.
-fn is_arrow(prev: Option<&TokenTree>) -> bool {
-    matches!(prev, Some(TokenTree::Punct(p))
-        if p.spacing() == Spacing::Joint && matches!(p.as_char(), '-' | '='))
+fn is_arrow(prev: Option<Kind>) -> bool {
+    matches!(prev, Some(Kind::Punct('-' | '=', Spacing::Joint)))
 }
 
-fn cost(token: &TokenTree, prev: Option<&TokenTree>) -> usize {
+fn cost(token: Kind, prev: Option<Kind>) -> usize {
     let recursive = match token {
-        TokenTree::Group(_) => true,
-        TokenTree::Ident(i) => RECURSIVE_KEYWORDS.iter().any(|k| i == k),
-        TokenTree::Punct(p) => matches!(p.as_char(), '<' | '=') || !prev.is_some_and(ends_operand),
-        TokenTree::Literal(_) => false,
+        Kind::Group(_) => true,
+        Kind::Ident { recursive, .. } => recursive,
+        Kind::Punct(c, _) => matches!(c, '<' | '=') || !prev.is_some_and(ends_operand),
+        Kind::Literal => false,
     };
     if recursive { RECURSIVE } else { 1 }
 }
 
 /// Whether a punctuation token after `token` is an infix or postfix operator (syn parses a
 /// chain of those in a loop) rather than a prefix one (parsed by recursion).
-fn ends_operand(token: &TokenTree) -> bool {
+fn ends_operand(token: Kind) -> bool {
     match token {
-        TokenTree::Literal(_) | TokenTree::Group(_) => true,
-        TokenTree::Ident(i) => !NOT_OPERANDS.iter().any(|k| i == k),
-        TokenTree::Punct(p) => p.as_char() == '?',
+        Kind::Literal | Kind::Group(_) => true,
+        Kind::Ident { operand, .. } => operand,
+        Kind::Punct(c, _) => c == '?',
     }
 }
 
