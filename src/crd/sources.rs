@@ -89,7 +89,7 @@ pub(super) fn parse_sources(
 ) -> Vec<ParsedFile> {
     let mut files = Vec::new();
     for src in sources {
-        match crate::syntax::parse_file(&src.text) {
+        match crate::syntax::parse_file_raw_docs(&src.text) {
             Ok(ast) => files.push(ParsedFile {
                 module: Vec::new(),
                 path: src.path.clone(),
