@@ -468,6 +468,17 @@ mod tests {
         }
     }
 
+    /// syn parses what follows `return` (and the other [`RECURSIVE_KEYWORDS`]) by recursion,
+    /// and a `&` after `mut` (one of [`NOT_OPERANDS`]) as a prefix: chains of them nest.
+    #[test]
+    fn keywords_that_recurse_count_as_nesting() {
+        let returns = format!("fn f() {{ {}1; }}", "return ".repeat(1000));
+        let references = format!("type T = {}u8;", "&mut ".repeat(400));
+        for text in [returns, references] {
+            assert!(check(&text).is_err(), "{}", &text[..40]);
+        }
+    }
+
     #[test]
     fn runs_restart_where_syn_loops() {
         // Long lists, many statements and many items are flat in syn.
