@@ -4,7 +4,7 @@ use std::fmt::{Debug, Display};
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::{StreamExt, TryStreamExt};
+use futures::{Stream, StreamExt, TryStreamExt, stream};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::api::{Api, Patch, PatchParams};
 use kube::runtime::controller::{self, Action, Controller};
@@ -16,6 +16,7 @@ use kube::{Resource, ResourceExt};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
+use tokio::time::MissedTickBehavior;
 use tracing::{debug, warn};
 
 use super::backoff::Backoff;
@@ -92,6 +93,18 @@ fn queued<K: Resource>(mut object: K) -> K {
     object
 }
 
+/// A tick every `period`, at which the controller reconciles every object its cache holds:
+/// the resync that repairs drift no event reported, for all objects at once, as
+/// controller-runtime's `SyncPeriod`. A `Ready` object is not requeued one by one: the
+/// controller's queue would keep an entry for each until its time came, two copies of its
+/// name and namespace and the queue's own slots, about half a kilobyte an object
+/// (heaptrack, `make bench-scale`).
+fn resyncs(period: Duration) -> impl Stream<Item = ()> + Send {
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    stream::poll_fn(move |cx| ticks.poll_tick(cx).map(|_| Some(())))
+}
+
 /// What a controller's status write of an object returned: the status, and the object's
 /// version with it.
 #[derive(Clone)]
@@ -142,9 +155,9 @@ impl Written {
 }
 
 impl Reconciler {
-    /// The controller `name`, which writes the status as the field manager `name`; looks
-    /// again at a healthy object every 5 minutes, at one on its way every 15 seconds, and
-    /// reconciles one object at a time.
+    /// The controller `name`, which writes the status as the field manager `name`;
+    /// reconciles every object again every 5 minutes, one on its way every 15 seconds, and
+    /// one object at a time.
     pub const fn new(name: &'static str) -> Self {
         Self {
             name,
@@ -169,11 +182,19 @@ impl Reconciler {
         self
     }
 
-    /// Looks again at a `Ready` object after `resync`, to repair drift that no event
-    /// reported, and at a `Progressing` one after `poll`.
-    pub const fn requeue(mut self, resync: Duration, poll: Duration) -> Self {
+    /// Reconciles every object again every `resync`, to repair drift that no event reported
+    /// ([`Reconciler::resync`]), and looks again at a `Progressing` one after `poll`.
+    pub const fn requeue(self, resync: Duration, poll: Duration) -> Self {
+        let mut this = self.resync(resync);
+        this.poll = poll;
+        this
+    }
+
+    /// Reconciles every object the cache holds again every `resync`, all of them at once,
+    /// to repair drift that no event reported: controller-runtime's `SyncPeriod`. A
+    /// reconciliation that finds an object `Ready` leaves its next look to this.
+    pub const fn resync(mut self, resync: Duration) -> Self {
         self.resync = resync;
-        self.poll = poll;
         self
     }
 
@@ -234,7 +255,9 @@ impl Reconciler {
                 }))
             });
         let config = controller::Config::default().concurrency(self.concurrency);
-        Controller::for_stream(triggers, store).with_config(config)
+        Controller::for_stream(triggers, store)
+            .with_config(config)
+            .reconcile_all_on(resyncs(self.resync))
     }
 
     /// Runs `controller` until `shutdown` resolves, letting running reconciliations
@@ -397,7 +420,8 @@ impl Reconciler {
         let outcome = converge(object).await;
         let reported = self.report(object, ctx, &outcome).await;
         let action = match outcome? {
-            Outcome::Ready => Action::requeue(self.resync),
+            // The next look comes with the resync of every object ([`resyncs`]).
+            Outcome::Ready => Action::await_change(),
             Outcome::Progressing { .. } => Action::requeue(self.poll),
         };
         reported?;
@@ -669,7 +693,11 @@ mod tests {
             .reconcile_with_finalizer(Arc::new(object.clone()), &ctx, ready, released)
             .await
             .expect("a reconciliation");
-        assert_eq!(action, Action::requeue(Duration::from_secs(5 * 60)));
+        assert_eq!(
+            action,
+            Action::await_change(),
+            "a Ready object waits for the resync of all"
+        );
         let (server, written) = finish(server).await;
 
         let mut object = object;

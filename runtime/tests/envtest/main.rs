@@ -13,6 +13,7 @@ mod context;
 mod deadline;
 mod leader;
 mod metrics_auth;
+mod resync;
 mod triggers;
 
 use rsbuilder_runtime::testing::control_plane::{ControlPlane, Environment};

@@ -48,10 +48,7 @@ async fn a_new_object_gets_no_finalizer() {
     });
     let result = controller::reconcile(Arc::new(object), ctx).await;
     finish(server).await;
-    assert_eq!(
-        result.expect("reconcile succeeds"),
-        Action::requeue(controller::RESYNC)
-    );
+    assert_eq!(result.expect("reconcile succeeds"), Action::await_change());
 }
 
 #[tokio::test]
@@ -103,10 +100,7 @@ async fn readiness_is_reported_through_the_status_subresource() {
     });
     let result = controller::reconcile(Arc::new(object), ctx).await;
     finish(server).await;
-    assert_eq!(
-        result.expect("reconcile succeeds"),
-        Action::requeue(controller::RESYNC)
-    );
+    assert_eq!(result.expect("reconcile succeeds"), Action::await_change());
 }
 
 #[tokio::test]
@@ -136,10 +130,7 @@ async fn an_up_to_date_object_needs_no_request() {
     let server = tokio::spawn(server.expect_no_more());
     let result = controller::reconcile(Arc::new(object), ctx).await;
     finish(server).await;
-    assert_eq!(
-        result.expect("reconcile succeeds"),
-        Action::requeue(controller::RESYNC)
-    );
+    assert_eq!(result.expect("reconcile succeeds"), Action::await_change());
 }
 
 #[tokio::test]
@@ -158,10 +149,7 @@ async fn conditions_of_other_writers_are_left_to_them() {
     let server = tokio::spawn(server.expect_no_more());
     let result = controller::reconcile(Arc::new(object), ctx).await;
     finish(server).await;
-    assert_eq!(
-        result.expect("reconcile succeeds"),
-        Action::requeue(controller::RESYNC)
-    );
+    assert_eq!(result.expect("reconcile succeeds"), Action::await_change());
 }
 
 #[tokio::test]
@@ -298,10 +286,7 @@ async fn a_refused_event_does_not_fail_the_reconciliation() {
     });
     let result = controller::reconcile(Arc::new(object), ctx).await;
     finish(server).await;
-    assert_eq!(
-        result.expect("reconcile succeeds"),
-        Action::requeue(controller::RESYNC)
-    );
+    assert_eq!(result.expect("reconcile succeeds"), Action::await_change());
 }
 
 #[tokio::test]

@@ -28,10 +28,7 @@ async fn an_object_from_the_cache_needs_no_request() {
     let object = Arc::new(certificate("web"));
     let result = controller::reconcile(object, ctx).await;
     finish(server).await;
-    assert_eq!(
-        result.expect("reconcile succeeds"),
-        Action::requeue(controller::RESYNC)
-    );
+    assert_eq!(result.expect("reconcile succeeds"), Action::await_change());
 }
 
 #[tokio::test]

@@ -49,10 +49,7 @@ async fn a_new_object_gets_no_finalizer() {
     });
     let result = controller::reconcile(Arc::new(object), ctx).await;
     finish(server).await;
-    assert_eq!(
-        result.expect("reconcile succeeds"),
-        Action::requeue(controller::RESYNC)
-    );
+    assert_eq!(result.expect("reconcile succeeds"), Action::await_change());
 }
 
 #[tokio::test]
@@ -104,10 +101,7 @@ async fn readiness_is_reported_through_the_status_subresource() {
     });
     let result = controller::reconcile(Arc::new(object), ctx).await;
     finish(server).await;
-    assert_eq!(
-        result.expect("reconcile succeeds"),
-        Action::requeue(controller::RESYNC)
-    );
+    assert_eq!(result.expect("reconcile succeeds"), Action::await_change());
 }
 
 #[tokio::test]
@@ -137,10 +131,7 @@ async fn an_up_to_date_object_needs_no_request() {
     let server = tokio::spawn(server.expect_no_more());
     let result = controller::reconcile(Arc::new(object), ctx).await;
     finish(server).await;
-    assert_eq!(
-        result.expect("reconcile succeeds"),
-        Action::requeue(controller::RESYNC)
-    );
+    assert_eq!(result.expect("reconcile succeeds"), Action::await_change());
 }
 
 #[tokio::test]
@@ -159,10 +150,7 @@ async fn conditions_of_other_writers_are_left_to_them() {
     let server = tokio::spawn(server.expect_no_more());
     let result = controller::reconcile(Arc::new(object), ctx).await;
     finish(server).await;
-    assert_eq!(
-        result.expect("reconcile succeeds"),
-        Action::requeue(controller::RESYNC)
-    );
+    assert_eq!(result.expect("reconcile succeeds"), Action::await_change());
 }
 
 #[tokio::test]
@@ -299,10 +287,7 @@ async fn a_refused_event_does_not_fail_the_reconciliation() {
     });
     let result = controller::reconcile(Arc::new(object), ctx).await;
     finish(server).await;
-    assert_eq!(
-        result.expect("reconcile succeeds"),
-        Action::requeue(controller::RESYNC)
-    );
+    assert_eq!(result.expect("reconcile succeeds"), Action::await_change());
 }
 
 #[tokio::test]

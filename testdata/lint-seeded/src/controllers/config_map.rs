@@ -4,7 +4,8 @@
 //! built-in kind, which this project reads but does not own.
 //!
 //! Only spec changes (a new `metadata.generation`) trigger a reconciliation: status
-//! updates, which Kubernetes makes often, do not.
+//! updates, which Kubernetes makes often, do not. Every ConfigMap is reconciled again at
+//! each [`RESYNC`].
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,8 +29,8 @@ pub fn secrets(client: kube::Client) -> kube::Api<k8s_openapi::api::core::v1::Se
 
 /// This controller's name in logs and metrics.
 pub const NAME: &str = "configmap";
-/// How long a ConfigMap waits before it is reconciled again, to repair drift that no event
-/// reported.
+/// How often every ConfigMap is reconciled again, all at once, to repair drift that no event
+/// reported: controller-runtime's `SyncPeriod`.
 pub const RESYNC: Duration = Duration::from_secs(5 * 60);
 /// How many ConfigMaps are reconciled at once, at most; one ConfigMap is never reconciled
 /// twice at once. Four, where controller-runtime's `MaxConcurrentReconciles` is one: a
@@ -42,9 +43,11 @@ pub const CONCURRENCY: u16 = 4;
 /// This controller, as `controllers::all()` lists it.
 pub const CONTROLLER: (&str, Run) = (NAME, run);
 
-/// This controller as the runtime drives it: woken by spec changes only, retried with
-/// backoff.
-pub static RECONCILER: Reconciler = Reconciler::new(NAME).concurrency(CONCURRENCY);
+/// This controller as the runtime drives it: woken by spec changes only and by the resync,
+/// retried with backoff.
+pub static RECONCILER: Reconciler = Reconciler::new(NAME)
+    .resync(RESYNC)
+    .concurrency(CONCURRENCY);
 
 /// What the watch and the cache hold of each ConfigMap: its metadata, which is all the
 /// scaffolded `reconcile` reads, as controller-runtime's `OnlyMetadata` watches. The
@@ -87,7 +90,8 @@ pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'st
 pub async fn reconcile(object: Arc<Watched>, ctx: Arc<Context>) -> Result<Action, Error> {
     RECONCILER
         .track(ctx.as_ref(), object.as_ref(), async {
-            Ok(Action::requeue(RESYNC))
+            // Nothing to wait for: the next look comes with the resync of every ConfigMap.
+            Ok(Action::await_change())
         })
         .await
 }

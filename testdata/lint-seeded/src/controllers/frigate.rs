@@ -33,8 +33,9 @@ use crate::api::ship::frigate::Frigate;
 pub const NAME: &str = "frigate";
 /// Owner of the status fields this controller writes with server-side apply.
 pub const FIELD_MANAGER: &str = "frigate-controller";
-/// How long a healthy Frigate waits before it is reconciled again, to repair drift that
-/// no event reported.
+/// How often every Frigate is reconciled again, all at once, to repair drift that no
+/// event reported: controller-runtime's `SyncPeriod`. A `Ready` Frigate waits for it in no
+/// queue of its own.
 pub const RESYNC: Duration = Duration::from_secs(5 * 60);
 /// How long a Frigate on its way ([`Outcome::Progressing`]) waits before it is looked at
 /// again.

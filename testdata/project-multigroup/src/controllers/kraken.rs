@@ -34,8 +34,9 @@ use crate::api::sea_creatures::kraken::Kraken;
 pub const NAME: &str = "kraken";
 /// Owner of the status fields this controller writes with server-side apply.
 pub const FIELD_MANAGER: &str = "kraken-controller";
-/// How long a healthy Kraken waits before it is reconciled again, to repair drift that
-/// no event reported.
+/// How often every Kraken is reconciled again, all at once, to repair drift that no
+/// event reported: controller-runtime's `SyncPeriod`. A `Ready` Kraken waits for it in no
+/// queue of its own.
 pub const RESYNC: Duration = Duration::from_secs(5 * 60);
 /// How long a Kraken on its way ([`Outcome::Progressing`]) waits before it is looked at
 /// again.

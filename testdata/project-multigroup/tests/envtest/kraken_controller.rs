@@ -135,7 +135,11 @@ async fn a_new_kraken_becomes_ready_and_follows_spec_changes() {
     let action = controller::reconcile(Arc::new(unchanged.clone()), manager.ctx.clone())
         .await
         .expect("a reconciliation of a Ready Kraken");
-    assert_eq!(action, Action::requeue(controller::RESYNC));
+    assert_eq!(
+        action,
+        Action::await_change(),
+        "a Ready Kraken waits for the resync"
+    );
     let after = api.get(&name).await.expect("the object");
     assert_eq!(
         after.resource_version(),

@@ -35,8 +35,9 @@ pub const NAME: &str = "cronjob";
 pub const FINALIZER: &str = "cronjobs.batch.example.com/finalizer";
 /// Owner of the status fields this controller writes with server-side apply.
 pub const FIELD_MANAGER: &str = "cronjob-controller";
-/// How long a healthy CronJob waits before it is reconciled again, to repair drift that
-/// no event reported.
+/// How often every CronJob is reconciled again, all at once, to repair drift that no
+/// event reported: controller-runtime's `SyncPeriod`. A `Ready` CronJob waits for it in no
+/// queue of its own.
 pub const RESYNC: Duration = Duration::from_secs(5 * 60);
 /// How long a CronJob on its way ([`Outcome::Progressing`]) waits before it is looked at
 /// again.

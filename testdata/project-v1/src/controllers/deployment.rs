@@ -5,7 +5,8 @@
 //! built-in kind, which this project reads but does not own.
 //!
 //! Only spec changes (a new `metadata.generation`) trigger a reconciliation: status
-//! updates, which Kubernetes makes often, do not.
+//! updates, which Kubernetes makes often, do not. Every Deployment is reconciled again at
+//! each [`RESYNC`].
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -24,8 +25,8 @@ use super::{Context, Run};
 
 /// This controller's name in logs and metrics.
 pub const NAME: &str = "deployment";
-/// How long a Deployment waits before it is reconciled again, to repair drift that no event
-/// reported.
+/// How often every Deployment is reconciled again, all at once, to repair drift that no event
+/// reported: controller-runtime's `SyncPeriod`.
 pub const RESYNC: Duration = Duration::from_secs(5 * 60);
 /// How many Deployments are reconciled at once, at most; one Deployment is never reconciled
 /// twice at once. Four, where controller-runtime's `MaxConcurrentReconciles` is one: a
@@ -38,9 +39,11 @@ pub const CONCURRENCY: u16 = 4;
 /// This controller, as `controllers::all()` lists it.
 pub const CONTROLLER: (&str, Run) = (NAME, run);
 
-/// This controller as the runtime drives it: woken by spec changes only, retried with
-/// backoff.
-pub static RECONCILER: Reconciler = Reconciler::new(NAME).concurrency(CONCURRENCY);
+/// This controller as the runtime drives it: woken by spec changes only and by the resync,
+/// retried with backoff.
+pub static RECONCILER: Reconciler = Reconciler::new(NAME)
+    .resync(RESYNC)
+    .concurrency(CONCURRENCY);
 
 /// What the watch and the cache hold of each Deployment: its metadata, which is all the
 /// scaffolded `reconcile` reads, as controller-runtime's `OnlyMetadata` watches. The
@@ -83,7 +86,8 @@ pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'st
 pub async fn reconcile(object: Arc<Watched>, ctx: Arc<Context>) -> Result<Action, Error> {
     RECONCILER
         .track(ctx.as_ref(), object.as_ref(), async {
-            Ok(Action::requeue(RESYNC))
+            // Nothing to wait for: the next look comes with the resync of every Deployment.
+            Ok(Action::await_change())
         })
         .await
 }

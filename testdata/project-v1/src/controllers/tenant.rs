@@ -34,8 +34,9 @@ use crate::api::infra::tenant::Tenant;
 pub const NAME: &str = "tenant";
 /// Owner of the status fields this controller writes with server-side apply.
 pub const FIELD_MANAGER: &str = "tenant-controller";
-/// How long a healthy Tenant waits before it is reconciled again, to repair drift that
-/// no event reported.
+/// How often every Tenant is reconciled again, all at once, to repair drift that no
+/// event reported: controller-runtime's `SyncPeriod`. A `Ready` Tenant waits for it in no
+/// queue of its own.
 pub const RESYNC: Duration = Duration::from_secs(5 * 60);
 /// How long a Tenant on its way ([`Outcome::Progressing`]) waits before it is looked at
 /// again.
