@@ -6,20 +6,16 @@
 //! [`Reconciler`]'s watch drops both before the cache stores the object, so a manager with
 //! N objects cached holds what it reads and no more (`testing::scale` measures it).
 
-use std::sync::Arc;
-
-use futures::StreamExt as _;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::ResourceExt as _;
 use kube::api::{Api, Patch, PatchParams};
-use kube::runtime::controller::Action;
 use kube::runtime::reflector::ObjectRef;
 use serde_json::json;
 
 use rsbuilder_runtime::controller::{LAST_APPLIED, Reconciler};
 use rsbuilder_runtime::server::Health;
 
-use crate::context::Ctx;
+use crate::context::{Ctx, run_reporting};
 use crate::control_plane;
 
 static RECONCILER: Reconciler = Reconciler::new("cache-test");
@@ -57,16 +53,7 @@ async fn the_cache_holds_objects_without_managed_fields_or_the_last_applied_copy
     let synced = Health::default().part("cache-test");
     let controller = RECONCILER.controller(api, &ctx, synced);
     let store = controller.store();
-    let (reconciled, mut received) = tokio::sync::mpsc::unbounded_channel();
-    let running = controller.run(
-        move |object: Arc<ConfigMap>, _ctx: Arc<Ctx>| {
-            let _ = reconciled.send(object);
-            async { Ok::<_, kube::Error>(Action::await_change()) }
-        },
-        |_, _, _| Action::await_change(),
-        Arc::new(ctx),
-    );
-    tokio::spawn(running.for_each(|_| async {}));
+    let mut received = run_reporting(controller, ctx);
 
     let object = tokio::time::timeout(std::time::Duration::from_secs(30), received.recv())
         .await

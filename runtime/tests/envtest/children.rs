@@ -7,10 +7,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt as _;
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, Patch, PatchParams, PostParams};
-use kube::runtime::controller::Action;
 use kube::{Resource as _, ResourceExt as _};
 use serde_json::json;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -18,16 +16,16 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use rsbuilder_runtime::controller::{Reconciler, children};
 use rsbuilder_runtime::server::Health;
 
-use crate::context::Ctx;
+use crate::context::{Ctx, run_reporting};
 use crate::control_plane;
 
 static RECONCILER: Reconciler = Reconciler::new("children-test");
 
 /// Waits until `name` is reconciled, for at most 30 seconds; names of others go by.
-async fn reconciled(names: &mut UnboundedReceiver<String>, name: &str) {
+async fn reconciled(objects: &mut UnboundedReceiver<Arc<ConfigMap>>, name: &str) {
     let wait = async {
-        while let Some(reconciled) = names.recv().await {
-            if reconciled == name {
+        while let Some(reconciled) = objects.recv().await {
+            if reconciled.name_any() == name {
                 return;
             }
         }
@@ -66,24 +64,15 @@ async fn a_change_of_a_child_reconciles_the_object_that_controls_it() {
     let synced = Health::default().part("children-test");
     let watch = RECONCILER.controller(api.clone(), &ctx, synced);
     let watch = children::owned::<ConfigMap, _>(watch, ctx_client, Some(&namespace));
-    let (sender, mut names) = tokio::sync::mpsc::unbounded_channel();
-    let running = watch.run(
-        move |object: Arc<ConfigMap>, _ctx: Arc<Ctx>| {
-            let _ = sender.send(object.name_any());
-            async { Ok::<_, kube::Error>(Action::await_change()) }
-        },
-        |_, _, _| Action::await_change(),
-        Arc::new(ctx),
-    );
-    tokio::spawn(running.for_each(|_| async {}));
-    reconciled(&mut names, "owner").await;
+    let mut objects = run_reporting(watch, ctx);
+    reconciled(&mut objects, "owner").await;
     // Whatever the first watch events brought in has been reconciled by now.
     tokio::time::sleep(Duration::from_secs(1)).await;
-    while names.try_recv().is_ok() {}
+    while objects.try_recv().is_ok() {}
 
     let change = json!({"data": {"generation": "2"}});
     api.patch("child", &PatchParams::default(), &Patch::Merge(&change))
         .await
         .expect("the child changed");
-    reconciled(&mut names, "owner").await;
+    reconciled(&mut objects, "owner").await;
 }

@@ -1,9 +1,18 @@
-//! A controller context (`controller::Shared`) for the tests that run a [`Reconciler`].
+//! A controller context (`controller::Shared`) for the tests that run a [`Reconciler`],
+//! and a run of its controller that reports what it reconciles.
 //!
 //! [`Reconciler`]: rsbuilder_runtime::controller::Reconciler
 
-use kube::Client;
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use futures::StreamExt as _;
+use kube::runtime::Controller;
+use kube::runtime::controller::Action;
 use kube::runtime::events::{Recorder, Reporter};
+use kube::{Client, Resource};
+use serde::de::DeserializeOwned;
+use tokio::sync::mpsc::UnboundedReceiver;
 
 use rsbuilder_runtime::controller::{Shared, States};
 use rsbuilder_runtime::metrics::Metrics;
@@ -40,4 +49,24 @@ impl Shared for Ctx {
     fn states(&self) -> &States {
         &self.states
     }
+}
+
+/// Runs `controller` in the background, with a reconciliation that sends each object it is
+/// given to the receiver returned and answers `await_change`, as the `Reconciler` does for
+/// a `Ready` object.
+pub fn run_reporting<K>(controller: Controller<K>, ctx: Ctx) -> UnboundedReceiver<Arc<K>>
+where
+    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+{
+    let (sender, reconciled) = tokio::sync::mpsc::unbounded_channel();
+    let running = controller.run(
+        move |object: Arc<K>, _ctx: Arc<Ctx>| {
+            let _ = sender.send(object);
+            async { Ok::<_, kube::Error>(Action::await_change()) }
+        },
+        |_, _, _| Action::await_change(),
+        Arc::new(ctx),
+    );
+    tokio::spawn(running.for_each(|_| async {}));
+    reconciled
 }

@@ -9,29 +9,31 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt as _;
 use k8s_openapi::api::core::v1::ConfigMap;
-use kube::api::{Api, PostParams};
-use kube::runtime::controller::Action;
-use kube::{ResourceExt as _, api::ObjectMeta};
+use kube::ResourceExt as _;
+use kube::api::{Api, ObjectMeta, PostParams};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use rsbuilder_runtime::controller::Reconciler;
 use rsbuilder_runtime::server::Health;
 
-use crate::context::Ctx;
+use crate::context::{Ctx, run_reporting};
 use crate::control_plane;
 
 const RESYNC: Duration = Duration::from_secs(2);
 static RECONCILER: Reconciler = Reconciler::new("resync-test").resync(RESYNC);
 const NAMES: [&str; 3] = ["first", "second", "third"];
 
-/// The names of the next `n` objects reconciled, waiting at most `within` for them.
-async fn round(reconciled: &mut UnboundedReceiver<String>, within: Duration) -> BTreeSet<String> {
+/// The names reconciled until each of [`NAMES`] has been, waiting at most `within`.
+async fn round(
+    reconciled: &mut UnboundedReceiver<Arc<ConfigMap>>,
+    within: Duration,
+) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     tokio::time::timeout(within, async {
         while names.len() < NAMES.len() {
-            names.insert(reconciled.recv().await.expect("the controller runs"));
+            let object = reconciled.recv().await.expect("the controller runs");
+            names.insert(object.name_any());
         }
     })
     .await
@@ -61,17 +63,7 @@ async fn every_cached_object_is_reconciled_again_at_each_resync() {
     let ctx = Ctx::new(client, "resync-test");
     let synced = Health::default().part("resync-test");
     let controller = RECONCILER.controller(api, &ctx, synced);
-    let (sender, mut reconciled) = tokio::sync::mpsc::unbounded_channel();
-    let running = controller.run(
-        move |object: Arc<ConfigMap>, _ctx: Arc<Ctx>| {
-            let _ = sender.send(object.name_any());
-            // What the Reconciler answers for a Ready object.
-            async { Ok::<_, kube::Error>(Action::await_change()) }
-        },
-        |_, _, _| Action::await_change(),
-        Arc::new(ctx),
-    );
-    tokio::spawn(running.for_each(|_| async {}));
+    let mut reconciled = run_reporting(controller, ctx);
 
     let all: BTreeSet<String> = NAMES.iter().map(|name| name.to_string()).collect();
     assert_eq!(

@@ -11,35 +11,36 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt as _;
 use k8s_openapi::api::apps::v1::Deployment;
 use kube::api::{Api, Patch, PatchParams};
-use kube::runtime::controller::Action;
 use serde_json::json;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use rsbuilder_runtime::controller::Reconciler;
 use rsbuilder_runtime::server::Health;
 
-use crate::context::Ctx;
+use crate::context::{Ctx, run_reporting};
 use crate::control_plane;
 
 const FINALIZER: &str = "triggers.example.com/finalizer";
 static RECONCILER: Reconciler = Reconciler::new("triggers-test").finalizer(FINALIZER);
 
 /// The generation of the next object reconciled, within 30 seconds.
-async fn next(reconciled: &mut UnboundedReceiver<Option<i64>>) -> Option<i64> {
+async fn next(reconciled: &mut UnboundedReceiver<Arc<Deployment>>) -> Option<i64> {
     tokio::time::timeout(Duration::from_secs(30), reconciled.recv())
         .await
         .expect("a reconciliation within 30 s")
         .expect("the controller runs")
+        .metadata
+        .generation
 }
 
 /// Fails if anything is reconciled within 2 seconds: the watch event of a change arrives
 /// within milliseconds on an idle control plane.
-async fn none(reconciled: &mut UnboundedReceiver<Option<i64>>, after: &str) {
+async fn none(reconciled: &mut UnboundedReceiver<Arc<Deployment>>, after: &str) {
     tokio::time::sleep(Duration::from_secs(2)).await;
-    if let Ok(generation) = reconciled.try_recv() {
+    if let Ok(object) = reconciled.try_recv() {
+        let generation = object.metadata.generation;
         panic!("{after} woke the controller (generation {generation:?})");
     }
 }
@@ -78,16 +79,7 @@ async fn spec_and_finalizer_changes_wake_the_controller_status_and_labels_do_not
     let ctx = Ctx::new(client, "triggers-test");
     let synced = Health::default().part("triggers-test");
     let controller = RECONCILER.controller(api.clone(), &ctx, synced);
-    let (sender, mut reconciled) = tokio::sync::mpsc::unbounded_channel();
-    let running = controller.run(
-        move |object: Arc<Deployment>, _ctx: Arc<Ctx>| {
-            let _ = sender.send(object.metadata.generation);
-            async { Ok::<_, kube::Error>(Action::await_change()) }
-        },
-        |_, _, _| Action::await_change(),
-        Arc::new(ctx),
-    );
-    tokio::spawn(running.for_each(|_| async {}));
+    let mut reconciled = run_reporting(controller, ctx);
     assert_eq!(
         next(&mut reconciled).await,
         Some(1),
