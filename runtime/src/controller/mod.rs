@@ -25,12 +25,14 @@ use crate::metrics::Metrics;
 use crate::server::Readiness;
 
 pub mod backoff;
+mod cached;
 pub mod children;
 pub mod conditions;
 pub mod events;
 pub mod per_object;
 mod reconciler;
 
+pub use cached::Cached;
 pub use reconciler::{LAST_APPLIED, Reconciler, strip};
 
 /// What a manager's controllers share, as a [`Reconciler`] needs it: a project's

@@ -4,6 +4,7 @@ use std::fmt::{Debug, Display};
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::future::Either;
 use futures::{Stream, StreamExt, TryStreamExt, stream};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::api::{Api, Patch, PatchParams};
@@ -17,9 +18,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
 use tokio::time::MissedTickBehavior;
-use tracing::{debug, warn};
+use tracing::{debug, error, warn};
 
 use super::backoff::Backoff;
+use super::cached::Cached;
 use super::conditions::{self, Observed};
 use super::per_object::PerObject;
 use super::{Error, Outcome, Scope, Shared, api_of, events, log_outcome};
@@ -32,10 +34,10 @@ use crate::shutdown::Shutdown;
 /// `error_policy`.
 ///
 /// What it does for every controller, so that the controller holds only its own logic:
-/// - the watch ([`Reconciler::controller`]): listed 100 objects at a time, a cache without
-///   `managedFields`, triggered only by spec changes (a new `metadata.generation`) and,
-///   for a controller with a finalizer, finalizer changes, never by status writes, its own
-///   included;
+/// - the watch ([`Reconciler::controller`]): listed 100 objects at a time, a cache of
+///   compact copies ([`Cached`]) without `managedFields`, triggered only by spec changes
+///   (a new `metadata.generation`) and, for a controller with a finalizer, finalizer
+///   changes, never by status writes, its own included;
 /// - the finalizer flow ([`Reconciler::reconcile_with_finalizer`]): the finalizer is added
 ///   before the first `converge` and removed only after `cleanup` succeeded;
 /// - the status ([`Reconciler::report`]): `Ready`, `Progressing` and `Degraded` conditions
@@ -91,6 +93,15 @@ fn queued<K: Resource>(mut object: K) -> K {
     meta.uid = None;
     meta.resource_version = None;
     object
+}
+
+/// The object `cached` holds, or `None`, logged, when `K` cannot read back what it wrote
+/// (a serde attribute that writes what it does not read).
+fn read<K: DeserializeOwned + Resource>(cached: &Cached<K>) -> Option<K> {
+    cached
+        .object()
+        .inspect_err(|error| error!(?cached, %error, "cannot read the cached object back"))
+        .ok()
 }
 
 /// A tick every `period`, at which the controller reconciles every object its cache holds:
@@ -211,20 +222,31 @@ impl Reconciler {
     }
 
     /// The watch of `api` and its cache, as a kube [`Controller`] to which the project adds
-    /// its own watches (`owns`, `watches`) before [`Reconciler::run`]. `synced` is set once
-    /// the watch has listed every object (the cache is in sync).
-    pub fn controller<K, C>(&self, api: Api<K>, ctx: &C, synced: Readiness) -> Controller<K>
+    /// its own watches (`owns`, `watches`) before [`Reconciler::run`]. The cache keeps each
+    /// object in a compact form ([`Cached`]), which [`Reconciler::run`] reads back for each
+    /// reconciliation. `synced` is set once the watch has listed every object (the cache is
+    /// in sync).
+    pub fn controller<K, C>(&self, api: Api<K>, ctx: &C, synced: Readiness) -> Controller<Cached<K>>
     where
-        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+        K: Resource<DynamicType = ()>
+            + Serialize
+            + DeserializeOwned
+            + Debug
+            + Send
+            + Sync
+            + 'static,
+        K::Scope: Scope,
         C: Shared,
     {
         let (store, mut writer) = reflector::store();
         let cached = store.clone();
         let finalizers = self.finalizer.is_some();
         let (retries, written) = (self.retries(ctx), self.written(ctx));
+        // The same objects, each read into the compact form the cache keeps.
+        let namespace = api.namespace().map(str::to_owned);
+        let api = super::api::<Cached<K>>(api.into_client(), namespace.as_deref());
         let triggers = watcher(api, super::watch_config())
             .default_backoff()
-            .modify(strip)
             // Whether an object wakes the controller is decided against the copy the cache
             // holds until this event replaces it, so the watch keeps no second memory of
             // every object (kube's `predicate_filter` keeps a key and a hash for each).
@@ -264,18 +286,33 @@ impl Reconciler {
     /// finish, and logs each outcome.
     pub async fn run<K, C, E, F>(
         &self,
-        controller: Controller<K>,
-        reconcile: impl FnMut(Arc<K>, Arc<C>) -> F,
+        controller: Controller<Cached<K>>,
+        mut reconcile: impl FnMut(Arc<K>, Arc<C>) -> F,
         error_policy: impl Fn(Arc<K>, &E, Arc<C>) -> Action,
         ctx: C,
         shutdown: Shutdown,
     ) where
-        K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+        K: Resource<DynamicType = ()>
+            + Serialize
+            + DeserializeOwned
+            + Debug
+            + Send
+            + Sync
+            + 'static,
         C: Shared,
         F: Future<Output = Result<Action, E>> + Send + 'static,
         E: std::error::Error + Send + 'static,
     {
         let kind = K::kind(&());
+        let reconcile = move |cached: Arc<Cached<K>>, ctx| match read(&cached) {
+            Some(object) => Either::Left(reconcile(Arc::new(object), ctx)),
+            // The same bytes fail the same way until the object changes.
+            None => Either::Right(std::future::ready(Ok(Action::await_change()))),
+        };
+        let error_policy = move |cached: Arc<Cached<K>>, error: &E, ctx| match read(&cached) {
+            Some(object) => error_policy(Arc::new(object), error, ctx),
+            None => Action::await_change(),
+        };
         controller
             .graceful_shutdown_on(shutdown.wait())
             .run(reconcile, error_policy, Arc::new(ctx))

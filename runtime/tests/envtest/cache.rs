@@ -67,7 +67,9 @@ async fn the_cache_holds_objects_without_managed_fields_or_the_last_applied_copy
     );
     let cached = store
         .get(&ObjectRef::new("cached").within(&namespace))
-        .expect("the cached ConfigMap");
+        .expect("the cached ConfigMap")
+        .object()
+        .expect("read back from the cache");
     assert!(
         cached.managed_fields().is_empty(),
         "cached with {:?}",

@@ -11,10 +11,11 @@ use kube::runtime::Controller;
 use kube::runtime::controller::Action;
 use kube::runtime::events::{Recorder, Reporter};
 use kube::{Client, Resource};
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use rsbuilder_runtime::controller::{Shared, States};
+use rsbuilder_runtime::controller::{Cached, Shared, States};
 use rsbuilder_runtime::metrics::Metrics;
 
 pub struct Ctx {
@@ -54,14 +55,15 @@ impl Shared for Ctx {
 /// Runs `controller` in the background, with a reconciliation that sends each object it is
 /// given to the receiver returned and answers `await_change`, as the `Reconciler` does for
 /// a `Ready` object.
-pub fn run_reporting<K>(controller: Controller<K>, ctx: Ctx) -> UnboundedReceiver<Arc<K>>
+pub fn run_reporting<K>(controller: Controller<Cached<K>>, ctx: Ctx) -> UnboundedReceiver<Arc<K>>
 where
-    K: Resource<DynamicType = ()> + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
+    K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Debug + Send + Sync + 'static,
 {
     let (sender, reconciled) = tokio::sync::mpsc::unbounded_channel();
     let running = controller.run(
-        move |object: Arc<K>, _ctx: Arc<Ctx>| {
-            let _ = sender.send(object);
+        move |cached: Arc<Cached<K>>, _ctx: Arc<Ctx>| {
+            let object = cached.object().expect("the cache reads back what it kept");
+            let _ = sender.send(Arc::new(object));
             async { Ok::<_, kube::Error>(Action::await_change()) }
         },
         |_, _, _| Action::await_change(),
