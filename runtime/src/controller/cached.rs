@@ -181,6 +181,25 @@ mod tests {
         assert_eq!(Cached::<ConfigMap>::plural(&()), "configmaps");
     }
 
+    /// What a metadata-only watch delivers (the built-in kinds' controllers watch so).
+    #[test]
+    fn metadata_only_objects_read_back_too() {
+        use kube::core::PartialObjectMeta;
+
+        let mut served = config_map();
+        served["apiVersion"] = json!("meta.k8s.io/v1");
+        served["kind"] = json!("PartialObjectMetadata");
+        served.as_object_mut().expect("an object").remove("data");
+        let cached: Cached<PartialObjectMeta<ConfigMap>> =
+            serde_json::from_value(served.clone()).expect("cached");
+        let mut expected: PartialObjectMeta<ConfigMap> =
+            serde_json::from_value(served).expect("typed");
+        strip(&mut expected);
+        let read = cached.object().expect("read back");
+        assert_eq!(read.types, expected.types);
+        assert_eq!(read.metadata, expected.metadata);
+    }
+
     #[test]
     fn an_object_its_kind_cannot_read_is_refused() {
         let mut wrong = config_map();
