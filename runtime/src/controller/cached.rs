@@ -27,6 +27,18 @@ pub struct Cached<K> {
     kind: PhantomData<fn() -> K>,
 }
 
+/// A kind whose objects a controller's cache can keep ([`Cached`]): one that reads and
+/// writes JSON, in a cache shared between tasks.
+pub trait Cacheable:
+    Resource<DynamicType = ()> + Serialize + DeserializeOwned + Debug + Send + Sync + 'static
+{
+}
+
+impl<K> Cacheable for K where
+    K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Debug + Send + Sync + 'static
+{
+}
+
 impl<K: Serialize + Resource> Cached<K> {
     /// `object` as the cache keeps it.
     pub fn of(mut object: K) -> serde_json::Result<Self> {

@@ -32,7 +32,7 @@ pub mod events;
 pub mod per_object;
 mod reconciler;
 
-pub use cached::Cached;
+pub use cached::{Cacheable, Cached};
 pub use reconciler::{LAST_APPLIED, Reconciler, strip};
 
 /// What a manager's controllers share, as a [`Reconciler`] needs it: a project's

@@ -21,7 +21,7 @@ use tokio::time::MissedTickBehavior;
 use tracing::{debug, error, warn};
 
 use super::backoff::Backoff;
-use super::cached::Cached;
+use super::cached::{Cacheable, Cached};
 use super::conditions::{self, Observed};
 use super::per_object::PerObject;
 use super::{Error, Outcome, Scope, Shared, api_of, events, log_outcome};
@@ -228,13 +228,7 @@ impl Reconciler {
     /// in sync).
     pub fn controller<K, C>(&self, api: Api<K>, ctx: &C, synced: Readiness) -> Controller<Cached<K>>
     where
-        K: Resource<DynamicType = ()>
-            + Serialize
-            + DeserializeOwned
-            + Debug
-            + Send
-            + Sync
-            + 'static,
+        K: Cacheable,
         K::Scope: Scope,
         C: Shared,
     {
@@ -292,13 +286,7 @@ impl Reconciler {
         ctx: C,
         shutdown: Shutdown,
     ) where
-        K: Resource<DynamicType = ()>
-            + Serialize
-            + DeserializeOwned
-            + Debug
-            + Send
-            + Sync
-            + 'static,
+        K: Cacheable,
         C: Shared,
         F: Future<Output = Result<Action, E>> + Send + 'static,
         E: std::error::Error + Send + 'static,

@@ -3,19 +3,16 @@
 //!
 //! [`Reconciler`]: rsbuilder_runtime::controller::Reconciler
 
-use std::fmt::Debug;
 use std::sync::Arc;
 
 use futures::StreamExt as _;
+use kube::Client;
 use kube::runtime::Controller;
 use kube::runtime::controller::Action;
 use kube::runtime::events::{Recorder, Reporter};
-use kube::{Client, Resource};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use rsbuilder_runtime::controller::{Cached, Shared, States};
+use rsbuilder_runtime::controller::{Cacheable, Cached, Shared, States};
 use rsbuilder_runtime::metrics::Metrics;
 
 pub struct Ctx {
@@ -57,7 +54,7 @@ impl Shared for Ctx {
 /// a `Ready` object.
 pub fn run_reporting<K>(controller: Controller<Cached<K>>, ctx: Ctx) -> UnboundedReceiver<Arc<K>>
 where
-    K: Resource<DynamicType = ()> + Serialize + DeserializeOwned + Debug + Send + Sync + 'static,
+    K: Cacheable,
 {
     let (sender, reconciled) = tokio::sync::mpsc::unbounded_channel();
     let running = controller.run(
