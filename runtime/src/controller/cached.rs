@@ -9,11 +9,13 @@ use kube::Resource;
 use serde::de::{DeserializeOwned, Error as _};
 use serde::{Deserialize, Deserializer, Serialize};
 
+use super::compact;
 use super::reconciler::strip;
 
-/// An object of kind `K` as the controller's cache keeps it: the whole object as compact
-/// JSON, without what [`strip`] drops, and beside it the metadata the watch and the queue
-/// read (name, namespace, uid, resourceVersion, generation, finalizers, deletion
+/// An object of kind `K` as the controller's cache keeps it: the whole object, without
+/// what [`strip`] drops, in a compact form of its JSON (binary, each key a number in a
+/// table the process shares: `compact`), and beside it the metadata the watch and the
+/// queue read (name, namespace, uid, resourceVersion, generation, finalizers, deletion
 /// timestamp). [`Cached::object`] reads the object back, as each reconciliation does.
 ///
 /// Why not the typed object: a typed copy costs several times its JSON. `ObjectMeta` alone
@@ -23,7 +25,7 @@ use super::reconciler::strip;
 /// reading one back costs microseconds, once per reconciliation.
 pub struct Cached<K> {
     metadata: ObjectMeta,
-    json: Box<[u8]>,
+    compact: Box<[u8]>,
     kind: PhantomData<fn() -> K>,
 }
 
@@ -43,7 +45,7 @@ impl<K: Serialize + Resource> Cached<K> {
     /// `object` as the cache keeps it.
     pub fn of(mut object: K) -> serde_json::Result<Self> {
         strip(&mut object);
-        // Moved out of the object, so that the JSON does not hold them twice.
+        // Moved out of the object, so that the cache does not hold them twice.
         let meta = object.meta_mut();
         let metadata = ObjectMeta {
             name: meta.name.take(),
@@ -55,10 +57,10 @@ impl<K: Serialize + Resource> Cached<K> {
             deletion_timestamp: meta.deletion_timestamp.take(),
             ..ObjectMeta::default()
         };
-        let json = serde_json::to_vec(&object)?.into_boxed_slice();
+        let compact = compact::encode(&serde_json::to_value(&object)?);
         Ok(Self {
             metadata,
-            json,
+            compact,
             kind: PhantomData,
         })
     }
@@ -67,7 +69,7 @@ impl<K: Serialize + Resource> Cached<K> {
 impl<K: DeserializeOwned + Resource> Cached<K> {
     /// The object, read back from the cache.
     pub fn object(&self) -> serde_json::Result<K> {
-        let mut object: K = serde_json::from_slice(&self.json)?;
+        let mut object: K = serde_json::from_value(compact::decode(&self.compact)?)?;
         let (meta, kept) = (object.meta_mut(), &self.metadata);
         meta.name.clone_from(&kept.name);
         meta.namespace.clone_from(&kept.namespace);
@@ -84,7 +86,7 @@ impl<K> Clone for Cached<K> {
     fn clone(&self) -> Self {
         Self {
             metadata: self.metadata.clone(),
-            json: self.json.clone(),
+            compact: self.compact.clone(),
             kind: PhantomData,
         }
     }
@@ -96,7 +98,7 @@ impl<K> Debug for Cached<K> {
             .field("name", &self.metadata.name)
             .field("namespace", &self.metadata.namespace)
             .field("resource_version", &self.metadata.resource_version)
-            .field("bytes", &self.json.len())
+            .field("bytes", &self.compact.len())
             .finish()
     }
 }

@@ -27,6 +27,7 @@ use crate::server::Readiness;
 pub mod backoff;
 mod cached;
 pub mod children;
+mod compact;
 pub mod conditions;
 pub mod events;
 pub mod per_object;

@@ -92,8 +92,9 @@ pub fn run(ctx: Context, synced: Readiness, shutdown: Shutdown) -> BoxFuture<'st
     // TODO(user): for each kind of child, `let watch = children::owned::<Child, _>(watch,
     // ctx.client.clone(), namespace);`, so that a change of a child triggers a
     // reconciliation of its owner. It watches the children's metadata only, and caches
-    // none: the cache holds the watched kind alone, as compact JSON without `managedFields`
-    // or kubectl's last-applied copy (`controller::Cached`), what a reconciliation reads.
+    // none: the cache holds the watched kind alone, in a compact form of its JSON without
+    // `managedFields` or kubectl's last-applied copy (`controller::Cached`), which each
+    // reconciliation reads back.
     Box::pin(RECONCILER.run(watch, reconcile, error_policy, ctx, shutdown))
 }
 
