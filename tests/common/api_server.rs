@@ -74,8 +74,11 @@ fn start() -> Result<ApiServer, String> {
     )
     .map_err(|e| e.to_string())?;
 
-    let etcd_url = format!("http://127.0.0.1:{}", free_port()?);
-    let peer_url = format!("http://127.0.0.1:{}", free_port()?);
+    // Picked together, so that none of them is picked twice (a port picked and released
+    // can be picked again).
+    let [etcd_port, peer_port, port] = free_ports()?;
+    let etcd_url = format!("http://127.0.0.1:{etcd_port}");
+    let peer_url = format!("http://127.0.0.1:{peer_port}");
     spawn(
         &assets.join("etcd"),
         &dir.join("etcd.log"),
@@ -89,7 +92,6 @@ fn start() -> Result<ApiServer, String> {
             "--unsafe-no-fsync=true".into(),
         ],
     )?;
-    let port = free_port()?;
     spawn(
         &assets.join("kube-apiserver"),
         &dir.join("kube-apiserver.log"),
@@ -217,9 +219,17 @@ fn check(what: &str, out: &Output) -> Result<(), String> {
     ))
 }
 
-fn free_port() -> Result<u16, String> {
-    let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
-    Ok(listener.local_addr().map_err(|e| e.to_string())?.port())
+/// `N` distinct free ports on 127.0.0.1: each is held until all are picked.
+fn free_ports<const N: usize>() -> Result<[u16; N], String> {
+    let held = (0..N)
+        .map(|_| TcpListener::bind("127.0.0.1:0"))
+        .collect::<std::io::Result<Vec<_>>>()
+        .map_err(|e| e.to_string())?;
+    let mut ports = [0; N];
+    for (port, listener) in ports.iter_mut().zip(&held) {
+        *port = listener.local_addr().map_err(|e| e.to_string())?.port();
+    }
+    Ok(ports)
 }
 
 /// Starts `program`, its output into `log`, to be killed when the test binary ends.

@@ -1106,7 +1106,7 @@ fn free_port() -> std::io::Result<u16> {
 
 /// `N` distinct ports free on 127.0.0.1: each is held until all are picked, as a port
 /// released is free to be picked again.
-fn free_ports<const N: usize>() -> std::io::Result<[u16; N]> {
+pub(crate) fn free_ports<const N: usize>() -> std::io::Result<[u16; N]> {
     let held = (0..N)
         .map(|_| TcpListener::bind("127.0.0.1:0"))
         .collect::<std::io::Result<Vec<_>>>()?;

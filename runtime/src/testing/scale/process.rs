@@ -12,6 +12,7 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
 use super::apiserver::samples;
+use crate::testing::control_plane::free_ports;
 
 /// How a manager process is started.
 pub struct Launch {
@@ -66,8 +67,7 @@ impl Manager {
     /// Starts the manager, elected leader unless another holds its Lease, `name` telling
     /// its log apart.
     pub fn spawn(launch: &Launch, name: &str) -> anyhow::Result<Manager> {
-        let metrics = free_addr()?;
-        let probes = free_addr()?;
+        let [metrics, probes] = free_ports()?.map(|port| SocketAddr::from(([127, 0, 0, 1], port)));
         let log = launch.logs.join(format!("{name}.log"));
         let file = std::fs::File::create(&log)?;
         let mut command = match &launch.wrap {
