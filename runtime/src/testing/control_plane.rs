@@ -1099,7 +1099,8 @@ fn remove_stale_dirs() {
     }
 }
 
-fn free_port() -> std::io::Result<u16> {
+/// A port free on 127.0.0.1.
+pub(crate) fn free_port() -> std::io::Result<u16> {
     let [port] = free_ports()?;
     Ok(port)
 }

@@ -45,7 +45,7 @@ use self::kind::Kind;
 use self::process::{Launch, Manager, Until};
 use self::report::{Figures, loadavg};
 use self::workload::{Pages, ReadyWatch};
-use super::control_plane::{ControlPlane, Environment, manager_user};
+use super::control_plane::{ControlPlane, Environment, free_port, manager_user};
 
 /// `make bench-scale` (`cargo bench --bench scale -- <flags>`).
 #[derive(Debug, Parser)]
@@ -224,7 +224,7 @@ impl Bench {
             .join("config/webhook/service.yaml")
             .exists()
         {
-            let port = process::free_addr()?.port();
+            let port = free_port()?;
             Some((port, control_plane.serve_webhooks_at(port).await?))
         } else {
             None

@@ -1,7 +1,7 @@
 //! The project's manager, run as its own process as in a cluster: its flags, its
 //! metrics and probes read over HTTP, its memory read from `/proc`.
 
-use std::net::{SocketAddr, TcpListener};
+use std::net::SocketAddr;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -249,11 +249,6 @@ fn tail(path: &Path) -> String {
     let lines: Vec<&str> = text.lines().collect();
     let tail = lines[lines.len().saturating_sub(20)..].join("\n");
     format!("--- {} (last lines):\n{tail}", path.display())
-}
-
-/// An address on 127.0.0.1 that nothing listens on.
-pub fn free_addr() -> std::io::Result<SocketAddr> {
-    TcpListener::bind("127.0.0.1:0")?.local_addr()
 }
 
 /// `GET path` over plain HTTP: the status and the body; `None` while nothing answers.
