@@ -400,14 +400,14 @@ fn lint_flags_exactly_the_rules_and_crds_the_api_server_refuses_for_cost() {
                         "{:<55} {shown_n:>8}  accepted   lint: under budget",
                         shape.name
                     ));
-                    server.delete_crd(&format!("{plural}.{GROUP}"));
+                    server.discard_crd(&format!("{plural}.{GROUP}"));
                 }
                 None => {
                     disagreements.push(format!(
                         "{} (n = {shown_n}): lint flags {lint:?}, the API server accepts it",
                         shape.name
                     ));
-                    server.delete_crd(&format!("{plural}.{GROUP}"));
+                    server.discard_crd(&format!("{plural}.{GROUP}"));
                 }
                 Some((factors, error)) => {
                     if factors.is_empty() {
