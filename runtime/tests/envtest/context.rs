@@ -6,7 +6,9 @@
 use std::sync::Arc;
 
 use futures::StreamExt as _;
+use k8s_openapi::api::core::v1::ConfigMap;
 use kube::Client;
+use kube::api::{Api, ObjectMeta, PostParams};
 use kube::runtime::Controller;
 use kube::runtime::controller::Action;
 use kube::runtime::events::{Recorder, Reporter};
@@ -68,4 +70,20 @@ where
     );
     tokio::spawn(running.for_each(|_| async {}));
     reconciled
+}
+
+/// Creates an empty ConfigMap of each name, in this order.
+pub async fn create_config_maps(api: &Api<ConfigMap>, names: impl IntoIterator<Item = &str>) {
+    for name in names {
+        let object = ConfigMap {
+            metadata: ObjectMeta {
+                name: Some(name.into()),
+                ..ObjectMeta::default()
+            },
+            ..ConfigMap::default()
+        };
+        api.create(&PostParams::default(), &object)
+            .await
+            .unwrap_or_else(|error| panic!("the ConfigMap {name}: {error}"));
+    }
 }

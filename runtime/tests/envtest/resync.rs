@@ -11,13 +11,13 @@ use std::time::Duration;
 
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::ResourceExt as _;
-use kube::api::{Api, ObjectMeta, PostParams};
+use kube::api::Api;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use rsbuilder_runtime::controller::Reconciler;
 use rsbuilder_runtime::server::Health;
 
-use crate::context::{Ctx, run_reporting};
+use crate::context::{Ctx, create_config_maps, run_reporting};
 use crate::control_plane;
 
 const RESYNC: Duration = Duration::from_secs(2);
@@ -47,18 +47,7 @@ async fn every_cached_object_is_reconciled_again_at_each_resync() {
     let namespace = control_plane().namespace("resync").await;
     let client = control_plane().admin().await;
     let api: Api<ConfigMap> = Api::namespaced(client.clone(), &namespace);
-    for name in NAMES {
-        let object = ConfigMap {
-            metadata: ObjectMeta {
-                name: Some(name.into()),
-                ..ObjectMeta::default()
-            },
-            ..ConfigMap::default()
-        };
-        api.create(&PostParams::default(), &object)
-            .await
-            .expect("the ConfigMap");
-    }
+    create_config_maps(&api, NAMES).await;
 
     let ctx = Ctx::new(client, "resync-test");
     let synced = Health::default().part("resync-test");
