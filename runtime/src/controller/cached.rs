@@ -66,6 +66,24 @@ impl<K: Serialize + Resource> Cached<K> {
     }
 }
 
+impl<K> Cached<K> {
+    /// The object `namespace`/`name` as the controller's queue reads it: by its key alone.
+    /// The queue keeps the request until the object runs, and copies into it what the
+    /// object's metadata holds (its uid and resourceVersion too), which it never reads;
+    /// the run reads the cached object.
+    pub(super) fn key(namespace: Option<String>, name: String) -> Self {
+        Self {
+            metadata: ObjectMeta {
+                name: Some(name),
+                namespace,
+                ..ObjectMeta::default()
+            },
+            compact: Box::default(),
+            kind: PhantomData,
+        }
+    }
+}
+
 impl<K: DeserializeOwned + Resource> Cached<K> {
     /// The object, read back from the cache.
     pub fn object(&self) -> serde_json::Result<K> {

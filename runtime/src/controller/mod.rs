@@ -24,6 +24,7 @@ use tracing::{debug, warn};
 use crate::metrics::Metrics;
 use crate::server::Readiness;
 
+mod backlog;
 pub mod backoff;
 mod cached;
 pub mod children;

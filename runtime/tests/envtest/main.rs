@@ -7,6 +7,7 @@
 //! `rsbuilder envtest use`), so they are ignored unless asked for: `cargo test -p
 //! rsbuilder-runtime -- --include-ignored`.
 
+mod backlog;
 mod cache;
 mod children;
 mod context;
