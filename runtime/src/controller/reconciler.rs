@@ -39,7 +39,7 @@ use crate::shutdown::Shutdown;
 ///   compact copies ([`Cached`]) without `managedFields`, triggered only by spec changes
 ///   (a new `metadata.generation`) and, for a controller with a finalizer, finalizer
 ///   changes, never by status writes, its own included; the objects it wakes wait for a
-///   worker in the order they woke, a few bytes each ([`Backlog`]);
+///   worker in the order they woke, a few bytes each (`Backlog`);
 /// - the finalizer flow ([`Reconciler::reconcile_with_finalizer`]): the finalizer is added
 ///   before the first `converge` and removed only after `cleanup` succeeded;
 /// - the status ([`Reconciler::report`]): `Ready`, `Progressing` and `Degraded` conditions
@@ -100,14 +100,14 @@ fn read<K: DeserializeOwned + Resource>(cached: &Cached<K>) -> Option<K> {
 /// controller-runtime's `SyncPeriod`. A `Ready` object is not requeued one by one: the
 /// controller's queue would keep an entry for each until its time came, two copies of its
 /// name and namespace and the queue's own slots, about half a kilobyte an object
-/// (heaptrack, `make bench-scale`). At the tick, every object waits in the [`Backlog`].
+/// (heaptrack, `make bench-scale`). At the tick, every object waits in the `Backlog`.
 fn resyncs(period: Duration) -> impl Stream<Item = ()> + Send {
     let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
     ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
     stream::poll_fn(move |cx| ticks.poll_tick(cx).map(|_| Some(())))
 }
 
-/// An object's namespace and name, as the [`Backlog`] keeps them.
+/// An object's namespace and name, as the `Backlog` keeps them.
 fn key(meta: &ObjectMeta) -> (Option<&str>, &str) {
     (
         meta.namespace.as_deref(),
@@ -208,7 +208,7 @@ impl Written {
 
 impl Reconciler {
     /// How many of the objects waiting for a worker wait in kube's queue at most, the others
-    /// in the controller's [`Backlog`]: they run in the order they woke, give or take this
+    /// in the controller's `Backlog`: they run in the order they woke, give or take this
     /// many. Kube's queue starts a request at the next millisecond tick of its timer, so a
     /// few per worker keep the workers busy between ticks: with one per worker, a restarted
     /// manager took 3.7 s instead of 0.2 to reconcile 10,000 `Ready` objects
@@ -274,7 +274,7 @@ impl Reconciler {
     /// its own watches (`owns`, `watches`) before [`Reconciler::run`]. The cache keeps each
     /// object in a compact form ([`Cached`]), which [`Reconciler::run`] reads back for each
     /// reconciliation. `synced` is set once the watch has listed every object (the cache is
-    /// in sync). The objects the watch wakes wait in a [`Backlog`] until a worker is free.
+    /// in sync). The objects the watch wakes wait in a `Backlog` until a worker is free.
     pub fn controller<K, C>(&self, api: Api<K>, ctx: &C, synced: Readiness) -> Controller<Cached<K>>
     where
         K: Cacheable,
@@ -346,7 +346,7 @@ impl Reconciler {
     }
 
     /// Runs `controller` until `shutdown` resolves, letting running reconciliations
-    /// finish, and logs each outcome. While it runs, the controller's [`Backlog`] hands
+    /// finish, and logs each outcome. While it runs, the controller's `Backlog` hands
     /// kube's queue [`Reconciler::QUEUED`] objects at most (or two per worker, if more).
     pub async fn run<K, C, E, F>(
         &self,
