@@ -917,15 +917,21 @@ mod tests {
         assert_eq!(list.param("limit"), Some("100"), "{}", list.query);
     }
 
+    /// An object at resourceVersion 7, and what its status write returned: version 8.
+    fn status_write_from_7_to_8() -> (Thing, Thing) {
+        let mut object = finalized();
+        object.metadata.resource_version = Some("7".into());
+        let mut returned = object.clone();
+        returned.metadata.resource_version = Some("8".into());
+        (object, returned)
+    }
+
     /// A status write is remembered while the cache may trail it, and no longer: N
     /// objects cached must not hold their conditions twice.
     #[test]
     fn a_status_write_is_forgotten_once_the_watch_delivers_its_version() {
         let written = Written::default();
-        let mut object = finalized();
-        object.metadata.resource_version = Some("7".into());
-        let mut returned = object.clone();
-        returned.metadata.resource_version = Some("8".into());
+        let (object, mut returned) = status_write_from_7_to_8();
         returned.status = Some(ThingStatus {
             conditions: Vec::new(),
             observed_generation: Some(1),
@@ -957,10 +963,7 @@ mod tests {
     #[test]
     fn a_status_write_the_watch_delivered_first_is_not_remembered() {
         let written = Written::default();
-        let mut object = finalized();
-        object.metadata.resource_version = Some("7".into());
-        let mut returned = object.clone();
-        returned.metadata.resource_version = Some("8".into());
+        let (object, returned) = status_write_from_7_to_8();
         let cache_at = |version: &'static str| {
             move |namespace: Option<&str>, name: &str| {
                 (namespace == Some("team-a") && name == "a").then(|| version.to_owned())
