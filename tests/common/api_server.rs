@@ -194,11 +194,20 @@ impl ApiServer {
         }
     }
 
-    /// Deletes the CRD `name` and waits until it is gone.
+    /// Deletes the CRD `name` and waits until it is gone, for a name a test uses again.
+    /// The wait is long because the CRD finalizer retries a failed cleanup with a per-item
+    /// backoff that doubles (`DefaultTypedControllerRateLimiter`); a panic shows the
+    /// `Terminating` condition that says why it is still there.
     pub fn delete_crd(&self, name: &str) {
         let crd = format!("crd/{name}");
-        let out = self.kubectl(&["delete", &crd, "--wait=true", "--timeout=60s"]);
-        check(&format!("delete {name}"), &out).unwrap_or_else(|e| panic!("{e}"));
+        let out = self.kubectl(&["delete", &crd, "--wait=true", "--timeout=180s"]);
+        if let Err(e) = check(&format!("delete {name}"), &out) {
+            let left = self.kubectl(&["get", &crd, "-o", "jsonpath={.status.conditions}"]);
+            panic!(
+                "{e}\nits conditions: {}",
+                String::from_utf8_lossy(&left.stdout)
+            );
+        }
     }
 
     /// Deletes the CRD `name` without waiting for it to go, for a name no test uses again.
