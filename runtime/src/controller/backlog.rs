@@ -218,8 +218,11 @@ impl Keys {
     }
 
     fn pop_len(&mut self) -> usize {
-        let bytes: Vec<u8> = self.bytes.drain(..4).collect();
-        u32::from_le_bytes(bytes.try_into().expect("four bytes")) as usize
+        let mut len = [0; 4];
+        for (byte, popped) in len.iter_mut().zip(self.bytes.drain(..4)) {
+            *byte = popped;
+        }
+        u32::from_le_bytes(len) as usize
     }
 
     fn pop_str(&mut self, len: usize) -> String {
