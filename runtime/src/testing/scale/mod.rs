@@ -1,6 +1,7 @@
 //! The scale benchmark every project carries (`benches/scale.rs`, `make bench-scale`):
-//! the project's manager, as its own process, against a real API server (the envtest
-//! control plane of [`super::control_plane`]) with N objects of one kind.
+//! the project's manager, as its own process with its Deployment's environment, against
+//! a real API server (the envtest control plane of [`super::control_plane`]) with N
+//! objects of one kind.
 //!
 //! One run measures, on the same control plane:
 //! - **time to all Ready** while the benchmark creates N objects at a fixed concurrency,
@@ -42,7 +43,7 @@ use kube::api::{Api, DynamicObject, ListParams};
 
 use self::apiserver::{Writes, writes};
 use self::kind::Kind;
-use self::process::{Launch, Manager, Until};
+use self::process::{Launch, Manager, Until, deployed_env};
 use self::report::{Figures, loadavg};
 use self::workload::{Pages, ReadyWatch};
 use super::control_plane::{ControlPlane, Environment, free_port, manager_user};
@@ -243,6 +244,7 @@ impl Bench {
             namespace: namespace.clone(),
             webhooks,
             logs,
+            env: deployed_env(&control_plane.manifests_in("config/manager")),
         };
         let api = kind.api(&admin, &namespace, &kind.storage);
         // The API server fills its cache of a kind on the first request: not in a timed run.

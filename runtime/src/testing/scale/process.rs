@@ -8,6 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, bail};
+use serde_json::Value;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
@@ -30,6 +31,28 @@ pub struct Launch {
     pub webhooks: Option<(u16, PathBuf)>,
     /// The directory of its logs.
     pub logs: PathBuf,
+    /// The environment its Deployment gives it ([`deployed_env`]).
+    pub env: Vec<(String, String)>,
+}
+
+/// The environment variables with a literal value that the Deployment of
+/// `config/manager` (its `manifests`) gives the container `manager`: the benchmark runs
+/// the manager as it is deployed (those that come from the pod, `valueFrom`, it gives
+/// as flags).
+pub fn deployed_env(manifests: &[Value]) -> Vec<(String, String)> {
+    manifests
+        .iter()
+        .filter(|manifest| manifest["kind"] == "Deployment")
+        .flat_map(|deployment| {
+            deployment["spec"]["template"]["spec"]["containers"]
+                .as_array()
+                .into_iter()
+                .flatten()
+        })
+        .filter(|container| container["name"] == "manager")
+        .flat_map(|container| container["env"].as_array().into_iter().flatten())
+        .filter_map(|var| Some((var["name"].as_str()?.into(), var["value"].as_str()?.into())))
+        .collect()
 }
 
 /// A running manager.
@@ -88,6 +111,7 @@ impl Manager {
             .arg(format!("--health-probe-bind-address={probes}"))
             .arg("--leader-elect")
             .arg(format!("--leader-election-namespace={}", launch.namespace))
+            .envs(launch.env.clone())
             .env("KUBECONFIG", &launch.kubeconfig)
             // Plain HTTP, so that the benchmark reads /metrics without a token.
             .env("METRICS_SECURE", "false")
@@ -262,4 +286,31 @@ async fn get(addr: SocketAddr, path: &str) -> Option<(u16, String)> {
     let (head, body) = response.split_once("\r\n\r\n")?;
     let status = head.split(' ').nth(1)?.parse().ok()?;
     Some((status, body.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_manager_gets_the_literal_env_of_its_deployed_container() {
+        let container = |name: &str| {
+            json!({"name": name, "env": [
+                {"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
+                {"name": "GLIBC_TUNABLES", "value": format!("of {name}")},
+            ]})
+        };
+        let manifests = [
+            json!({"kind": "Namespace", "metadata": {"name": "system"}}),
+            json!({"kind": "Deployment", "spec": {"template": {"spec": {
+                "containers": [container("sidecar"), container("manager")],
+            }}}}),
+        ];
+        assert_eq!(
+            deployed_env(&manifests),
+            [("GLIBC_TUNABLES".to_string(), "of manager".to_string())]
+        );
+    }
 }
