@@ -195,9 +195,9 @@ impl ApiServer {
     }
 
     /// Deletes the CRD `name` and waits until it is gone, for a name a test uses again.
-    /// The wait is long because the CRD finalizer retries a failed cleanup with a per-item
-    /// backoff that doubles (`DefaultTypedControllerRateLimiter`); a panic shows the
-    /// `Terminating` condition that says why it is still there.
+    /// The wait is long: on a loaded CI machine a CRD once took more than a minute to go,
+    /// though it had no objects (see `discard_crd`). A panic shows its `Terminating`
+    /// condition, which says what the CRD finalizer is waiting for.
     pub fn delete_crd(&self, name: &str) {
         let crd = format!("crd/{name}");
         let out = self.kubectl(&["delete", &crd, "--wait=true", "--timeout=180s"]);
