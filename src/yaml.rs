@@ -2,6 +2,7 @@
 //! YAML 1.1 (sigs.k8s.io/yaml), where a few plain words are booleans.
 
 pub mod read;
+pub mod write;
 
 use anyhow::{Result, bail};
 use serde::Serialize;

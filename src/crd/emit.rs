@@ -1,6 +1,7 @@
-//! YAML output: one `<group>_<plural>.yaml` per CRD, serde_yaml of the k8s-openapi value
-//! (so key order and formatting are those of the types, stable run to run), with the
-//! precomputed YAML of sealed Kubernetes subschemas in place of their placeholders.
+//! YAML output: one `<group>_<plural>.yaml` per CRD, the k8s-openapi value as serde_yaml
+//! writes it (so key order and formatting are those of the types, stable run to run), with
+//! the precomputed YAML of sealed Kubernetes subschemas in place of their placeholders.
+//! [`yaml::write`] makes that text where it can, serde_yaml itself where it cannot.
 
 use std::collections::BTreeMap;
 
@@ -26,8 +27,11 @@ pub fn render(crds: &[CustomResourceDefinition]) -> Result<BTreeMap<String, Stri
         names::crd_group(&crd.spec.group)
             .and_then(|()| names::plural(&crd.spec.names.plural))
             .with_context(|| format!("the CRD of {kind} cannot be written"))?;
-        let yaml = serde_yaml::to_string(crd)
-            .with_context(|| format!("serializing the CRD {}", file_name(crd)))?;
+        let yaml = match yaml::write::to_string(crd) {
+            Ok(yaml) => yaml,
+            Err(_) => serde_yaml::to_string(crd)
+                .with_context(|| format!("serializing the CRD {}", file_name(crd)))?,
+        };
         // Sealed Kubernetes subschemas are written from their precomputed YAML.
         let (yaml, replaced) = sealed::unseal(&yaml);
         let expected = sealed::count(crd);

@@ -37,6 +37,8 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
 use schemars::Schema;
 use serde_json::Value;
 
+use crate::yaml::write::pad;
+
 /// A piece of a precomputed unit: a span of [`data::TEXT`], or another unit
 /// (`id`, indentation, as a sequence item).
 pub enum Part {
@@ -241,16 +243,6 @@ fn write_text(out: &mut String, text: &str, indent: usize, item: bool, first: &m
         out.push_str(line);
         *first = false;
     }
-}
-
-fn pad(out: &mut String, n: usize) {
-    const SPACES: &str = "                                                                ";
-    let mut n = n;
-    while n > SPACES.len() {
-        out.push_str(SPACES);
-        n -= SPACES.len();
-    }
-    out.push_str(&SPACES[..n]);
 }
 
 /// The full YAML of unit `id` at indentation 0 (for the tests).
