@@ -253,6 +253,45 @@ pub fn parse_lit<T: Parse>(lit: &LitStr) -> syn::Result<T> {
     lit.parse()
 }
 
+/// [`parse_lit`] for a path, such as serde's `skip_serializing_if = "Option::is_none"`
+/// that kopium writes on nearly every field: a plain `a::b` of identifiers is built as syn
+/// would parse it (every token at the literal's span) without lexing it twice; anything
+/// else goes through [`parse_lit`].
+pub fn parse_lit_path(lit: &LitStr) -> syn::Result<syn::Path> {
+    plain_path(&lit.value(), lit.span()).map_or_else(|| parse_lit(lit), Ok)
+}
+
+fn plain_path(text: &str, span: Span) -> Option<syn::Path> {
+    let mut segments = syn::punctuated::Punctuated::new();
+    for word in text.split("::") {
+        let b = word.as_bytes();
+        let ident = b
+            .first()
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+            && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_');
+        if !ident || word == "_" || KEYWORDS.contains(&word) {
+            return None;
+        }
+        if !segments.is_empty() {
+            segments.push_punct(syn::Token![::](span));
+        }
+        segments.push_value(syn::PathSegment::from(proc_macro2::Ident::new(word, span)));
+    }
+    Some(syn::Path {
+        leading_colon: None,
+        segments,
+    })
+}
+
+/// Rust's keywords, strict, reserved and weak: a path with one of them is left to syn.
+const KEYWORDS: &[&str] = &[
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate",
+    "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl",
+    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "raw",
+    "ref", "return", "safe", "self", "Self", "static", "struct", "super", "trait", "true", "try",
+    "type", "typeof", "union", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+];
+
 /// Refuses `tokens` when they nest deeper than [`MAX_COST`], at the first token beyond.
 pub fn check_nesting(tokens: TokenStream) -> syn::Result<()> {
     let mut stack = vec![Frame::new(tokens, 0)];
@@ -433,6 +472,44 @@ mod tests {
 
     fn check(text: &str) -> syn::Result<()> {
         check_nesting(text.parse().unwrap())
+    }
+
+    #[test]
+    fn a_plain_path_in_a_literal_is_the_path_syn_parses() {
+        for text in [
+            "Option::is_none",
+            "is_default",
+            "a::b::c_1",
+            "_x::y",
+            "::a",
+            "a::",
+            "a::::b",
+            "Vec::<u8>::is_empty",
+            "self::x",
+            "r#type::x",
+            "a::_",
+            "1a",
+            "a b",
+            "",
+        ] {
+            let lit = LitStr::new(text, Span::call_site());
+            let fast = plain_path(text, lit.span());
+            let syn = lit.parse::<syn::Path>();
+            if let Some(path) = &fast {
+                assert_eq!(Ok(path), syn.as_ref().map_err(|_| ()), "{text:?}");
+            }
+            let built = fast.is_some();
+            let expected = matches!(
+                text,
+                "Option::is_none" | "is_default" | "a::b::c_1" | "_x::y"
+            );
+            assert_eq!(built, expected, "{text:?}");
+            assert_eq!(
+                parse_lit_path(&lit).ok(),
+                syn.ok(),
+                "{text:?}: parse_lit_path and syn differ"
+            );
+        }
     }
 
     #[test]

@@ -21,6 +21,11 @@ const YAML11_BOOLEANS: &[&str] = &[
     "OFF",
 ];
 
+/// Whether YAML 1.1 reads the plain scalar `word` as a boolean.
+pub fn is_yaml11_boolean(word: &str) -> bool {
+    word.len() <= 3 && YAML11_BOOLEANS.contains(&word)
+}
+
 /// `yaml` as serde_yaml wrote it (block style, one scalar per line, multi-line strings as
 /// `|` blocks) with every key and value that YAML 1.1 reads as a boolean single-quoted.
 /// The result must read as the very same YAML 1.2 document, or this is an error.
@@ -28,7 +33,7 @@ pub fn quote_yaml11_booleans(yaml: &str) -> Result<String> {
     // Written straight into `out`: a CRD of a few hundred kilobytes has tens of thousands
     // of lines, and nearly all of them are copied unchanged.
     let push_word = |out: &mut String, word: &str| {
-        if word.len() <= 3 && YAML11_BOOLEANS.contains(&word) {
+        if is_yaml11_boolean(word) {
             out.push('\'');
             out.push_str(word);
             out.push('\'');

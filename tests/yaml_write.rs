@@ -1,5 +1,5 @@
 //! `generate crds` writes its YAML without libyaml (`rsbuilder::yaml::write`); the text must
-//! be serde_yaml's, byte for byte. Checked on every CRD kube-derive wrote for the parity
+//! be serde_yaml's with YAML 1.1's booleans quoted (`quote_yaml11_booleans`), byte for byte. Checked on every CRD kube-derive wrote for the parity
 //! corpus (`testdata/crds/**/expected`), on the CRDs of the benchmarks' sources (the
 //! Pooler's 437 KB among them, sealed Kubernetes schemas left as placeholders and put
 //! back) and on the golden projects' CRDs.
@@ -42,7 +42,9 @@ fn crds_in(dir: &Path) -> Vec<(String, CustomResourceDefinition)> {
 
 /// Panics unless `crd` is written as serde_yaml writes it, or left to serde_yaml (`Err`).
 fn check(what: &str, crd: &CustomResourceDefinition) -> Result<(), write::Unsupported> {
-    let want = serde_yaml::to_string(crd).expect("serde_yaml");
+    let want =
+        rsbuilder::yaml::quote_yaml11_booleans(&serde_yaml::to_string(crd).expect("serde_yaml"))
+            .expect("quoted");
     let got = write::to_string(crd)?;
     if got != want {
         let diff = similar::TextDiff::from_lines(want.as_str(), got.as_str())

@@ -27,12 +27,17 @@ pub fn render(crds: &[CustomResourceDefinition]) -> Result<BTreeMap<String, Stri
         names::crd_group(&crd.spec.group)
             .and_then(|()| names::plural(&crd.spec.names.plural))
             .with_context(|| format!("the CRD of {kind} cannot be written"))?;
-        let yaml = match yaml::write::to_string(crd) {
-            Ok(yaml) => yaml,
-            Err(_) => serde_yaml::to_string(crd)
-                .with_context(|| format!("serializing the CRD {}", file_name(crd)))?,
+        // The writer quotes YAML 1.1's booleans itself; serde_yaml's text needs it done.
+        let (yaml, quoted) = match yaml::write::to_string(crd) {
+            Ok(yaml) => (yaml, true),
+            Err(_) => {
+                let yaml = serde_yaml::to_string(crd)
+                    .with_context(|| format!("serializing the CRD {}", file_name(crd)))?;
+                (yaml, false)
+            }
         };
-        // Sealed Kubernetes subschemas are written from their precomputed YAML.
+        // Sealed Kubernetes subschemas are written from their precomputed YAML, which has
+        // no word YAML 1.1 reads as a boolean (`sealed`'s tests).
         let (yaml, replaced) = sealed::unseal(&yaml);
         let expected = sealed::count(crd);
         if replaced != expected {
@@ -41,8 +46,12 @@ pub fn render(crds: &[CustomResourceDefinition]) -> Result<BTreeMap<String, Stri
                 file_name(crd)
             );
         }
-        let yaml = yaml::quote_yaml11_booleans(&yaml)
-            .with_context(|| format!("internal error: writing {}", file_name(crd)))?;
+        let yaml = if quoted {
+            yaml
+        } else {
+            yaml::quote_yaml11_booleans(&yaml)
+                .with_context(|| format!("internal error: writing {}", file_name(crd)))?
+        };
         out.insert(file_name(crd), format!("{HEADER}{yaml}"));
     }
     Ok(out)

@@ -3,8 +3,9 @@
 //! kilobytes goes through libyaml's emitter event by event, which cost `generate crds`
 //! more than a tenth of its time; this writer makes the same text without it.
 //!
-//! The output is byte for byte serde_yaml's (width unlimited, two-space indentation,
-//! sequences in a mapping not indented). Strings are written plain, single-quoted or as
+//! The output is byte for byte serde_yaml's after [`super::quote_yaml11_booleans`] (width
+//! unlimited, two-space indentation, sequences in a mapping not indented, `'y'` and `'no'`
+//! quoted for Kubernetes' YAML 1.1). Strings are written plain, single-quoted or as
 //! literal blocks where [`style`] follows serde_yaml and libyaml exactly, and rendered by
 //! serde_yaml alone where it does not. Where the layout would depend on more of libyaml than
 //! is written here (a long or quoted key, a multi-line string in a sequence, an enum, a
@@ -17,6 +18,8 @@ use serde::ser::{self, Impossible};
 
 mod style;
 use style::Style;
+
+use super::is_yaml11_boolean;
 
 /// Why a value was left to serde_yaml.
 #[derive(Debug)]
@@ -36,7 +39,8 @@ impl ser::Error for Unsupported {
     }
 }
 
-/// `value` as serde_yaml would write it, or [`Unsupported`].
+/// `value` as serde_yaml would write it, with the words YAML 1.1 reads as booleans quoted
+/// (as [`super::quote_yaml11_booleans`] quotes them), or [`Unsupported`].
 pub fn to_string(value: &impl Serialize) -> Result<String, Unsupported> {
     let mut writer = Writer {
         out: String::with_capacity(4096),
@@ -139,8 +143,8 @@ impl Writer {
         self.entry();
         let simple = key.len() <= 128 && !key.starts_with('!');
         match style::of(key) {
-            Style::Plain if simple => self.out.push_str(key),
-            Style::SingleQuoted if simple => self.out.push_str(&single_quoted(key)),
+            Style::Plain if simple && !is_yaml11_boolean(key) => self.out.push_str(key),
+            Style::Plain | Style::SingleQuoted if simple => self.out.push_str(&single_quoted(key)),
             _ => return Err(Unsupported(format!("the key {key:?}"))),
         }
         self.out.push(':');
@@ -158,8 +162,8 @@ impl Writer {
 
     fn string(&mut self, value: &str) -> Result<(), Unsupported> {
         match style::of(value) {
-            Style::Plain => self.plain(value),
-            Style::SingleQuoted => self.plain(&single_quoted(value)),
+            Style::Plain if !is_yaml11_boolean(value) => self.plain(value),
+            Style::Plain | Style::SingleQuoted => self.plain(&single_quoted(value)),
             Style::Literal(header) => match self.slot {
                 Slot::Value(key) => {
                     self.plain(header);
@@ -233,6 +237,16 @@ fn unsupported<T>(what: &str) -> Result<T, Unsupported> {
     Err(Unsupported(what.into()))
 }
 
+/// Integers, written as serde_yaml writes them (itoa's digits are Rust's).
+macro_rules! integers {
+    ($($method:ident: $ty:ty),* $(,)?) => {
+        $(fn $method(self, v: $ty) -> Result<(), Unsupported> {
+            self.plain(&v.to_string());
+            Ok(())
+        })*
+    };
+}
+
 impl ser::Serializer for &mut Writer {
     type Ok = ();
     type Error = Unsupported;
@@ -248,32 +262,16 @@ impl ser::Serializer for &mut Writer {
         self.plain(if v { "true" } else { "false" });
         Ok(())
     }
-    fn serialize_i8(self, v: i8) -> Result<(), Unsupported> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), Unsupported> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), Unsupported> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), Unsupported> {
-        self.plain(&v.to_string());
-        Ok(())
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), Unsupported> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), Unsupported> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), Unsupported> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), Unsupported> {
-        self.plain(&v.to_string());
-        Ok(())
-    }
+    integers!(
+        serialize_i8: i8,
+        serialize_i16: i16,
+        serialize_i32: i32,
+        serialize_i64: i64,
+        serialize_u8: u8,
+        serialize_u16: u16,
+        serialize_u32: u32,
+        serialize_u64: u64,
+    );
     fn serialize_f32(self, v: f32) -> Result<(), Unsupported> {
         if !v.is_finite() {
             return unsupported("a float that is not finite");
@@ -431,11 +429,13 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
+    use crate::yaml::quote_yaml11_booleans;
 
+    /// What `emit` writes either way: this writer's text, or serde_yaml's quoted after.
     fn same_as_serde_yaml(value: &Value) {
-        let want = serde_yaml::to_string(value).unwrap();
+        let want = || quote_yaml11_booleans(&serde_yaml::to_string(value).unwrap()).unwrap();
         match to_string(value) {
-            Ok(got) => assert_eq!(got, want, "for {value}"),
+            Ok(got) => assert_eq!(got, want(), "for {value}"),
             Err(e) => assert!(!is_plain_tree(value), "{e} for {value}"),
         }
     }
@@ -556,7 +556,7 @@ mod tests {
 
     fn tricky_string() -> impl Strategy<Value = String> {
         proptest::string::string_regex(
-            "[a-cefox _:#'\"\\-\n\t!&*|>.,\\[\\]{}é0-9+~?%@`\r\u{85}\u{2028}\u{feff}]{0,8}",
+            "[a-cefnosxyNOY _:#'\"\\-\n\t!&*|>.,\\[\\]{}é0-9+~?%@`\r\u{85}\u{2028}\u{feff}]{0,6}",
         )
         .unwrap()
     }
@@ -564,7 +564,7 @@ mod tests {
     /// Mostly plain words, as in a CRD, so that most trees are written here.
     fn key() -> impl Strategy<Value = String> {
         prop_oneof![
-            3 => proptest::string::string_regex("[a-c_][a-c_0-9$.-]{0,5}").unwrap(),
+            3 => proptest::string::string_regex("[a-c_nyo][a-c_0-9$.nyo-]{0,5}").unwrap(),
             1 => tricky_string(),
         ]
     }

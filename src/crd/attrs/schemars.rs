@@ -12,7 +12,7 @@ use super::validation::{self, Source};
 use super::{doc_string, tokens_to_json};
 use crate::crd::diagnostics::{Unsupported, span_of};
 use crate::crd::literals::{lit_number, lit_str};
-use crate::syntax::parse_lit;
+use crate::syntax::{parse_lit, parse_lit_path};
 
 /// Metadata shared by containers, variants and fields (schemars' `CommonAttrs`).
 #[derive(Debug, Clone, Default)]
@@ -128,7 +128,7 @@ fn item(out: &mut SchemarsAttrs, m: &ParseNestedMeta<'_>) -> syn::Result<()> {
         }
         "schema_with" => {
             let lit: LitStr = m.value()?.parse()?;
-            out.schema_with = Some((parse_lit(&lit)?, span));
+            out.schema_with = Some((parse_lit_path(&lit)?, span));
         }
         "transform" | "_unstable_ref_variants" => {
             out.unsupported.push(Unsupported::new(
@@ -248,7 +248,7 @@ fn example_value(expr: &Expr) -> Option<Value> {
             lit: Lit::Str(s), ..
         }) => {
             // schemars rejects string literals that parse as paths; others are values.
-            if parse_lit::<syn::Path>(s).is_ok() {
+            if parse_lit_path(s).is_ok() {
                 None
             } else {
                 Some(Value::from(s.value()))

@@ -11,7 +11,7 @@ use syn::{Attribute, Expr, Ident, LitStr};
 
 use crate::crd::diagnostics::{Unsupported, span_of};
 use crate::crd::literals::lit_str;
-use crate::syntax::parse_lit;
+use crate::syntax::{parse_lit, parse_lit_path};
 
 /// serde's `rename_all` rules, applied exactly as serde_derive_internals does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -286,7 +286,7 @@ fn default_value(m: &ParseNestedMeta<'_>) -> syn::Result<DefaultAttr> {
     let span = span_of(&m.path);
     if m.input.peek(syn::Token![=]) {
         let lit: LitStr = m.value()?.parse()?;
-        Ok(DefaultAttr::Path(parse_lit(&lit)?, lit.span()))
+        Ok(DefaultAttr::Path(parse_lit_path(&lit)?, lit.span()))
     } else {
         Ok(DefaultAttr::Default(span))
     }
@@ -335,7 +335,7 @@ pub fn field(attrs: &[Attribute]) -> syn::Result<SerdeField> {
             "skip_deserializing" => f.skip_deserializing = true,
             "skip_serializing_if" => {
                 let lit: LitStr = m.value()?.parse()?;
-                f.skip_serializing_if = Some(parse_lit(&lit)?);
+                f.skip_serializing_if = Some(parse_lit_path(&lit)?);
             }
             "default" => f.default = default_value(&m)?,
             "flatten" => f.flatten = true,

@@ -278,6 +278,19 @@ mod tests {
         }
     }
 
+    /// `emit` quotes YAML 1.1's booleans as it writes a CRD, before the units are put in.
+    #[test]
+    fn no_unit_holds_a_word_yaml_1_1_reads_as_a_boolean() {
+        for id in 0..data::UNITS.len() {
+            let text = unit_yaml(id);
+            assert_eq!(
+                crate::yaml::quote_yaml11_booleans(&text).unwrap(),
+                text,
+                "unit {id}"
+            );
+        }
+    }
+
     /// Every unit, as serde_yaml writes it nested as a property two levels down and as a
     /// sequence item, equals the YAML `unseal` writes in place of its placeholder.
     #[test]

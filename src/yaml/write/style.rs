@@ -17,13 +17,15 @@ pub enum Style {
 }
 
 pub fn of(s: &str) -> Style {
-    let Some(first) = s.chars().next() else {
+    let Some(&first) = s.as_bytes().first() else {
         // serde_yaml reads "" as null, so it quotes it.
         return Style::SingleQuoted;
     };
     // libyaml writes a character that is not printable escaped, and breaks the line at
-    // every line break of Unicode's; both in double quotes.
-    if !s.chars().all(printable) || s.contains(['\u{2028}', '\u{2029}']) {
+    // every line break of Unicode's; both in double quotes. (Most strings are ASCII: one
+    // quick look at their bytes decides.)
+    let ascii = s.bytes().all(|c| c == b'\n' || (b' '..=b'~').contains(&c));
+    if !ascii && (!s.chars().all(printable) || s.contains(['\u{2028}', '\u{2029}'])) {
         return Style::Other;
     }
     if s.contains('\n') {
@@ -31,7 +33,7 @@ pub fn of(s: &str) -> Style {
     }
     // Numbers, `~`, and words like `.inf` or `-0x1`: whether serde_yaml reads them as
     // another type is its own parser's business.
-    if matches!(first, '0'..='9' | '.' | '+' | '-' | '~') {
+    if matches!(first, b'0'..=b'9' | b'.' | b'+' | b'-' | b'~') {
         return Style::Other;
     }
     if matches!(
