@@ -27,12 +27,15 @@
 //! the costliest (bitflags' `macro_rules!`) reaches 5,445 and the 99.9th percentile 3,524;
 //! [`MAX_COST`] allows more than three times the costliest.
 
-use std::borrow::Cow;
 use std::str::FromStr;
 
 use proc_macro2::{Delimiter, Spacing, Span, TokenStream, TokenTree};
 use syn::LitStr;
 use syn::parse::Parse;
+
+mod raw_docs;
+pub use raw_docs::doc_lines;
+use raw_docs::raw_docs;
 
 /// The stack every command runs on. Only what is used is committed; the size is reserved.
 /// A debug build of syn uses at most about 1.6 KiB of stack per unit of [`MAX_COST`]
@@ -85,147 +88,6 @@ fn file_body(text: &str) -> &str {
         Some(rest) if !rest.starts_with('[') => rest.find('\n').map_or("", |i| &rest[i..]),
         _ => body,
     }
-}
-
-/// `text` with every outer line doc comment (`///`, not `////`) written as a doc attribute
-/// with a raw string, skipping string and character literals and block comments as the
-/// lexer does. A comment with a carriage return is left for the lexer (which refuses a
-/// bare one and drops the one before a newline).
-fn raw_docs(text: &str) -> Cow<'_, str> {
-    let b = text.as_bytes();
-    let mut out = String::new();
-    let mut copied = 0;
-    let mut i = 0;
-    while i < b.len() {
-        i = match b[i] {
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                let end = text[i..].find('\n').map_or(b.len(), |n| i + n);
-                let comment = &text[i..end];
-                if let Some(doc) = comment.strip_prefix("///")
-                    && !doc.starts_with('/')
-                    && !doc.contains('\r')
-                {
-                    out.push_str(&text[copied..i]);
-                    doc_attribute(&mut out, doc);
-                    copied = end;
-                }
-                end
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => block_comment_end(b, i),
-            b'"' => string_end(b, i + 1),
-            b'\'' => quote_end(text, i),
-            c if is_word_byte(c) => word_end(text, i),
-            _ => i + 1,
-        };
-    }
-    if copied == 0 {
-        return Cow::Borrowed(text);
-    }
-    out.push_str(&text[copied..]);
-    Cow::Owned(out)
-}
-
-/// `#[doc = r"doc"]`, with as many `#` around the raw string as `doc` needs.
-fn doc_attribute(out: &mut String, doc: &str) {
-    let mut hashes = String::new();
-    while doc.contains(&format!("\"{hashes}")) {
-        hashes.push('#');
-    }
-    out.push_str(&format!("#[doc = r{hashes}\"{doc}\"{hashes}]"));
-}
-
-fn is_word_byte(c: u8) -> bool {
-    c == b'_' || c.is_ascii_alphanumeric() || !c.is_ascii()
-}
-
-/// Past the identifier, keyword or number at `i`, and past the literal it prefixes when it
-/// is one (`r"..."`, `r#"..."#`, `b"..."`, `b'.'`, `br"..."`, `c"..."`, `cr"..."`).
-fn word_end(text: &str, i: usize) -> usize {
-    let b = text.as_bytes();
-    let mut end = i;
-    while end < b.len() && is_word_byte(b[end]) {
-        end += 1;
-    }
-    match (&text[i..end], b.get(end)) {
-        ("r" | "br" | "cr", Some(b'"' | b'#')) => raw_string_end(b, end).unwrap_or(end),
-        ("b" | "c", Some(b'"')) => string_end(b, end + 1),
-        ("b", Some(b'\'')) => quote_end(text, end),
-        _ => end,
-    }
-}
-
-/// Past the raw string whose hashes or quote start at `i`; `None` when there is none
-/// (`r#ident`).
-fn raw_string_end(b: &[u8], i: usize) -> Option<usize> {
-    let hashes = b[i..].iter().take_while(|&&c| c == b'#').count();
-    if b.get(i + hashes) != Some(&b'"') {
-        return None;
-    }
-    let mut j = i + hashes + 1;
-    while j < b.len() {
-        if b[j] == b'"'
-            && b[j + 1..]
-                .iter()
-                .take(hashes)
-                .filter(|&&c| c == b'#')
-                .count()
-                == hashes
-        {
-            return Some(j + 1 + hashes);
-        }
-        j += 1;
-    }
-    Some(b.len())
-}
-
-/// Past the closing quote of the string whose contents start at `i`.
-fn string_end(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 2,
-            b'"' => return i + 1,
-            _ => i += 1,
-        }
-    }
-    b.len()
-}
-
-/// Past the character literal at `i` (`'x'`, `'\''`, `'\u{..}'`), or past the quote of a
-/// lifetime or label (`'a`).
-fn quote_end(text: &str, i: usize) -> usize {
-    let mut chars = text[i + 1..].chars();
-    match chars.next() {
-        Some('\\') => {
-            let escaped = i + 2 + chars.next().map_or(0, char::len_utf8);
-            text[escaped..]
-                .find('\'')
-                .map_or(text.len(), |n| escaped + n + 1)
-        }
-        Some(c) if chars.next() == Some('\'') => i + 1 + c.len_utf8() + 1,
-        _ => i + 1,
-    }
-}
-
-/// Past the block comment at `i`, comments nested in it included.
-fn block_comment_end(b: &[u8], mut i: usize) -> usize {
-    let mut depth = 0usize;
-    while i < b.len() {
-        match (b[i], b.get(i + 1)) {
-            (b'/', Some(b'*')) => {
-                depth += 1;
-                i += 2;
-            }
-            (b'*', Some(b'/')) => {
-                depth -= 1;
-                i += 2;
-                if depth == 0 {
-                    return i;
-                }
-            }
-            _ => i += 1,
-        }
-    }
-    b.len()
 }
 
 /// `syn::parse_str::<T>(text)`, after [`check_nesting`]: Rust that is not a whole file
@@ -468,6 +330,7 @@ pub fn with_big_stack<T: Send>(f: impl FnOnce() -> T + Send) -> std::io::Result<
 #[cfg(test)]
 #[allow(clippy::disallowed_methods)] // building literals to test with
 mod tests {
+    use super::raw_docs::doc_lines_of;
     use super::*;
 
     fn check(text: &str) -> syn::Result<()> {
@@ -590,6 +453,7 @@ mod tests {
         fn walk(stream: TokenStream, out: &mut Vec<(String, Option<(usize, usize)>)>) {
             let trees: Vec<TokenTree> = stream.into_iter().collect();
             for (i, tree) in trees.iter().enumerate() {
+                // A doc attribute's lines: one, or those of a comment written as one.
                 let doc = |t: &TokenTree| {
                     let TokenTree::Group(g) = t else { return None };
                     let inner: Vec<TokenTree> = g.stream().into_iter().collect();
@@ -601,20 +465,36 @@ mod tests {
                         ] if d == "doc" && e.as_char() == '=' => {
                             let lit: LitStr =
                                 syn::parse2(TokenTree::Literal(l.clone()).into()).ok()?;
-                            Some(lit.value())
+                            Some(vec![lit.value()])
+                        }
+                        [TokenTree::Ident(d), TokenTree::Group(list)] if d == "doc" => {
+                            let text = doc_lines_of(list.stream())?;
+                            Some(text.split('\n').map(str::to_string).collect())
                         }
                         _ => None,
                     }
                 };
-                if let Some(value) = doc(tree) {
-                    out.push((format!("doc {value:?}"), None));
+                if let Some(lines) = doc(tree) {
+                    let inner =
+                        i > 0 && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '!');
+                    for line in lines {
+                        out.push((
+                            format!("doc{} {line:?}", if inner { "!" } else { "" }),
+                            None,
+                        ));
+                    }
                     continue;
                 }
                 let in_doc = |j: usize| trees.get(j).and_then(doc).is_some();
+                // A doc attribute's `#` (and `!`) stands once for all the lines it holds:
+                // each line says whether it is an inner doc instead.
                 let pound_of_doc = matches!(tree, TokenTree::Punct(p) if p.as_char() == '#' || p.as_char() == '!')
                     && (in_doc(i + 1) || in_doc(i + 2));
+                if pound_of_doc {
+                    continue;
+                }
                 let at = tree.span().start();
-                let place = (!pound_of_doc).then_some((at.line, at.column));
+                let place = Some((at.line, at.column));
                 match tree {
                     TokenTree::Group(g) => {
                         out.push((format!("{:?}", g.delimiter()), place));
@@ -654,10 +534,38 @@ mod tests {
             "const F: &str = \"\\\"///\\\\\"; /// doc\nstruct S; const r#type: u8 = 1; /// doc\nstruct T;",
             "const G: &str = \"\u{e9}\\\\\u{e9}\"; /// doc\nconst H: char = '\u{e9}'; const I: char = '\\u{e9}'; /// doc\nstruct U;",
             "/// crlf\r\nstruct S;\r\n",
+            "/// one\n/// two \"# \"##\n\t  ///three\n///\n/// five\nstruct S;",
+            "/// one\n\n/// after a blank line\n//// not a doc\n/// again\n/// crlf\r\nstruct S;",
+            "struct S { /// a\n    /// b\n    x: u8, /// c\n    /// d\n    y: u8 }",
         ];
         for text in tricky {
             same_with_raw_docs(text);
         }
+    }
+
+    #[test]
+    fn a_comment_of_several_lines_is_one_attribute_that_keeps_its_lines() {
+        let text = "/// a \"#\n  /// b\n\t///\nstruct S;\n/// c\n\n/// d\nstruct T;";
+        let out = raw_docs(text);
+        assert_eq!(out.matches("#[doc").count(), 3, "{out}");
+        assert_eq!(out.lines().count(), text.lines().count(), "{out}");
+        let file = parse_file_raw_docs(text).unwrap();
+        let docs: Vec<Option<String>> = file
+            .items
+            .iter()
+            .map(|item| match item {
+                syn::Item::Struct(s) => doc_lines(&s.attrs[0]),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(docs, [Some(" a \"#\n b\n".into()), None]);
+        // An attribute of the user's that looks like one is not read as one.
+        let forged = format!("#[doc({} = \"x\")] struct S;", "__rsbuilder_doc_lines_0");
+        let file = parse_file_raw_docs(&forged).unwrap();
+        let syn::Item::Struct(s) = &file.items[0] else {
+            panic!("a struct")
+        };
+        assert_eq!(doc_lines(&s.attrs[0]), None);
     }
 
     #[test]

@@ -22,6 +22,12 @@ use super::literals::lit_str;
 pub fn doc_string(attrs: &[Attribute]) -> Result<Option<String>, Unsupported> {
     let mut lines = Vec::new();
     for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
+        if let Some(text) = crate::syntax::doc_lines(attr) {
+            // A doc comment of several lines, read as one attribute.
+            let lines_of = text.split('\n');
+            lines.extend(lines_of.map(|l| l.strip_prefix(' ').unwrap_or(l).to_string()));
+            continue;
+        }
         let Ok(nv) = attr.meta.require_name_value() else {
             continue;
         };

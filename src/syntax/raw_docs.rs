@@ -1,0 +1,238 @@
+//! Doc comments as the lexer would read them, written so that it reads them faster: each
+//! `///` comment becomes a doc attribute holding a raw string (which syn need not
+//! unescape), and the lines of one comment become one attribute ([`doc_lines`]). The scan
+//! skips string and character literals and block comments as the lexer does.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use proc_macro2::{TokenStream, TokenTree};
+
+/// `text` with every outer line doc comment (`///`, not `////`) written as a doc attribute
+/// with a raw string, skipping string and character literals and block comments as the
+/// lexer does. A comment with a carriage return is left for the lexer (which refuses a
+/// bare one and drops the one before a newline). A comment of several lines, each right
+/// below the one before, becomes one attribute that [`doc_lines`] reads: kopium's types
+/// are mostly such comments, and each attribute is lexed, checked and parsed on its own.
+/// The attribute keeps the comment's line breaks, so every line keeps its number.
+pub(super) fn raw_docs(text: &str) -> Cow<'_, str> {
+    let b = text.as_bytes();
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut i = 0;
+    while i < b.len() {
+        i = match b[i] {
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                let end = line_end(text, i);
+                if let Some(doc) = doc_comment(&text[i..end]) {
+                    let mut lines = vec![doc];
+                    let mut last = end;
+                    while let Some((doc, end)) = doc_comment_below(text, last) {
+                        lines.push(doc);
+                        last = end;
+                    }
+                    out.push_str(&text[copied..i]);
+                    match lines.as_slice() {
+                        [doc] => doc_attribute(&mut out, doc),
+                        _ => doc_lines_attribute(&mut out, &lines),
+                    }
+                    copied = last;
+                    last
+                } else {
+                    end
+                }
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => block_comment_end(b, i),
+            b'"' => string_end(b, i + 1),
+            b'\'' => quote_end(text, i),
+            c if is_word_byte(c) => word_end(text, i),
+            _ => i + 1,
+        };
+    }
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
+fn line_end(text: &str, i: usize) -> usize {
+    text[i..].find('\n').map_or(text.len(), |n| i + n)
+}
+
+/// The text of an outer line doc comment the lexer would accept, from its `///` to the end
+/// of its line.
+fn doc_comment(comment: &str) -> Option<&str> {
+    comment
+        .strip_prefix("///")
+        .filter(|doc| !doc.starts_with('/') && !doc.contains('\r'))
+}
+
+/// The doc comment alone on the line after the one that ends at `end`, if there is one, and
+/// where it ends.
+fn doc_comment_below(text: &str, end: usize) -> Option<(&str, usize)> {
+    let next = end + 1;
+    let start = next + text.get(next..)?.find(|c| c != ' ' && c != '\t')?;
+    let end = line_end(text, start);
+    doc_comment(&text[start..end]).map(|doc| (doc, end))
+}
+
+/// `#[doc = r"doc"]`, with as many `#` around the raw string as `doc` needs.
+fn doc_attribute(out: &mut String, doc: &str) {
+    let hashes = raw_hashes(doc);
+    out.push_str(&format!("#[doc = r{hashes}\"{doc}\"{hashes}]"));
+}
+
+/// `#[doc(<marker> = r"line\nline")]`: the lines of one doc comment, which [`doc_lines`]
+/// reads back.
+fn doc_lines_attribute(out: &mut String, lines: &[&str]) {
+    let text = lines.join("\n");
+    let hashes = raw_hashes(&text);
+    out.push_str(&format!(
+        "#[doc({} = r{hashes}\"{text}\"{hashes})]",
+        doc_lines_marker()
+    ));
+}
+
+/// As many `#` as a raw string holding `text` needs.
+fn raw_hashes(text: &str) -> String {
+    let mut hashes = String::new();
+    while text.contains(&format!("\"{hashes}")) {
+        hashes.push('#');
+    }
+    hashes
+}
+
+/// The name in the attributes [`raw_docs`] writes for comments of several lines: random
+/// for each process, so that no attribute of a user's can be taken for one.
+fn doc_lines_marker() -> &'static str {
+    static MARKER: OnceLock<String> = OnceLock::new();
+    MARKER.get_or_init(|| {
+        use std::hash::{BuildHasher, RandomState};
+        let random = RandomState::new().hash_one(std::process::id());
+        format!("__rsbuilder_doc_lines_{random:016x}")
+    })
+}
+
+/// The text of a doc comment of several lines (its lines joined by `\n`, each as the
+/// attribute of its own line would hold it) when `attr` is the one attribute
+/// [`super::parse_file_raw_docs`] wrote for it.
+pub fn doc_lines(attr: &syn::Attribute) -> Option<String> {
+    let syn::Meta::List(list) = &attr.meta else {
+        return None;
+    };
+    if !list.path.is_ident("doc") {
+        return None;
+    }
+    doc_lines_of(list.tokens.clone())
+}
+
+pub(super) fn doc_lines_of(tokens: TokenStream) -> Option<String> {
+    let mut tokens = tokens.into_iter();
+    match (tokens.next(), tokens.next(), tokens.next(), tokens.next()) {
+        (
+            Some(TokenTree::Ident(marker)),
+            Some(TokenTree::Punct(eq)),
+            Some(TokenTree::Literal(lit)),
+            None,
+        ) if marker == doc_lines_marker() && eq.as_char() == '=' => match syn::Lit::new(lit) {
+            syn::Lit::Str(text) => Some(text.value()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn is_word_byte(c: u8) -> bool {
+    c == b'_' || c.is_ascii_alphanumeric() || !c.is_ascii()
+}
+
+/// Past the identifier, keyword or number at `i`, and past the literal it prefixes when it
+/// is one (`r"..."`, `r#"..."#`, `b"..."`, `b'.'`, `br"..."`, `c"..."`, `cr"..."`).
+fn word_end(text: &str, i: usize) -> usize {
+    let b = text.as_bytes();
+    let mut end = i;
+    while end < b.len() && is_word_byte(b[end]) {
+        end += 1;
+    }
+    match (&text[i..end], b.get(end)) {
+        ("r" | "br" | "cr", Some(b'"' | b'#')) => raw_string_end(b, end).unwrap_or(end),
+        ("b" | "c", Some(b'"')) => string_end(b, end + 1),
+        ("b", Some(b'\'')) => quote_end(text, end),
+        _ => end,
+    }
+}
+
+/// Past the raw string whose hashes or quote start at `i`; `None` when there is none
+/// (`r#ident`).
+fn raw_string_end(b: &[u8], i: usize) -> Option<usize> {
+    let hashes = b[i..].iter().take_while(|&&c| c == b'#').count();
+    if b.get(i + hashes) != Some(&b'"') {
+        return None;
+    }
+    let mut j = i + hashes + 1;
+    while j < b.len() {
+        if b[j] == b'"'
+            && b[j + 1..]
+                .iter()
+                .take(hashes)
+                .filter(|&&c| c == b'#')
+                .count()
+                == hashes
+        {
+            return Some(j + 1 + hashes);
+        }
+        j += 1;
+    }
+    Some(b.len())
+}
+
+/// Past the closing quote of the string whose contents start at `i`.
+fn string_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'"' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    b.len()
+}
+
+/// Past the character literal at `i` (`'x'`, `'\''`, `'\u{..}'`), or past the quote of a
+/// lifetime or label (`'a`).
+fn quote_end(text: &str, i: usize) -> usize {
+    let mut chars = text[i + 1..].chars();
+    match chars.next() {
+        Some('\\') => {
+            let escaped = i + 2 + chars.next().map_or(0, char::len_utf8);
+            text[escaped..]
+                .find('\'')
+                .map_or(text.len(), |n| escaped + n + 1)
+        }
+        Some(c) if chars.next() == Some('\'') => i + 1 + c.len_utf8() + 1,
+        _ => i + 1,
+    }
+}
+
+/// Past the block comment at `i`, comments nested in it included.
+fn block_comment_end(b: &[u8], mut i: usize) -> usize {
+    let mut depth = 0usize;
+    while i < b.len() {
+        match (b[i], b.get(i + 1)) {
+            (b'/', Some(b'*')) => {
+                depth += 1;
+                i += 2;
+            }
+            (b'*', Some(b'/')) => {
+                depth -= 1;
+                i += 2;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    b.len()
+}
