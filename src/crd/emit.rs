@@ -66,6 +66,44 @@ pub fn render(crds: &[CustomResourceDefinition]) -> Result<BTreeMap<String, Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+    use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
+        CustomResourceDefinitionVersion, CustomResourceValidation, JSONSchemaProps,
+    };
+
+    /// A CRD the writer leaves to serde_yaml (a key it does not write: `1st`) is written
+    /// by serde_yaml, with YAML 1.1's booleans quoted all the same.
+    #[test]
+    fn a_crd_left_to_serde_yaml_has_yaml_1_1_booleans_quoted_too() {
+        let mut crd = CustomResourceDefinition::default();
+        crd.spec.names.kind = "Thing".into();
+        crd.spec.names.plural = "things".into();
+        crd.spec.group = "a.example.com".into();
+        let property = JSONSchemaProps {
+            enum_: Some(vec![
+                k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON(
+                    serde_json::json!("no"),
+                ),
+            ]),
+            ..Default::default()
+        };
+        crd.spec.versions = vec![CustomResourceDefinitionVersion {
+            name: "v1".into(),
+            served: true,
+            storage: true,
+            schema: Some(CustomResourceValidation {
+                open_api_v3_schema: Some(JSONSchemaProps {
+                    properties: Some([("1st".to_string(), property)].into()),
+                    ..Default::default()
+                }),
+            }),
+            ..Default::default()
+        }];
+        assert!(yaml::write::to_string(&crd).is_err());
+        let out = render(std::slice::from_ref(&crd)).unwrap();
+        let text = &out["a.example.com_things.yaml"];
+        assert!(text.contains("  1st:\n"), "{text}");
+        assert!(text.contains("- 'no'\n"), "{text}");
+    }
 
     #[test]
     fn names_that_are_no_file_name_are_refused() {
