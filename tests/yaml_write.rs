@@ -1,8 +1,9 @@
 //! `generate crds` writes its YAML without libyaml (`rsbuilder::yaml::write`); the text must
-//! be serde_yaml's with YAML 1.1's booleans quoted (`quote_yaml11_booleans`), byte for byte. Checked on every CRD kube-derive wrote for the parity
-//! corpus (`testdata/crds/**/expected`), on the CRDs of the benchmarks' sources (the
-//! Pooler's 437 KB among them, sealed Kubernetes schemas left as placeholders and put
-//! back) and on the golden projects' CRDs.
+//! be serde_yaml's with YAML 1.1's booleans quoted (`quote_yaml11_booleans`), byte for
+//! byte. Checked on every CRD kube-derive wrote for the parity corpus
+//! (`testdata/crds/**/expected`), on the CRDs of the benchmarks' sources (the Pooler's
+//! 437 KB among them, sealed Kubernetes schemas left as placeholders and put back) and on
+//! the golden projects' CRDs.
 #![allow(clippy::disallowed_methods)] // reads the corpus' own YAML
 
 mod common;
@@ -12,7 +13,6 @@ use std::path::{Path, PathBuf};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use rsbuilder::crd::{collect_sources, generate_crds, sealed};
 use rsbuilder::yaml::write;
-use serde::Deserialize;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -28,8 +28,7 @@ fn crds_in(dir: &Path) -> Vec<(String, CustomResourceDefinition)> {
         let path = entry.expect("entry").path();
         if path.extension().is_some_and(|e| e == "yaml") {
             let text = std::fs::read_to_string(&path).expect("read");
-            for doc in serde_yaml::Deserializer::from_str(&text) {
-                let value = serde_yaml::Value::deserialize(doc).expect("YAML");
+            for value in common::documents(&text) {
                 if value["kind"] == "CustomResourceDefinition" {
                     let crd = serde_yaml::from_value(value).expect("a CRD");
                     out.push((path.display().to_string(), crd));

@@ -67,23 +67,25 @@ pub fn render(crds: &[CustomResourceDefinition]) -> Result<BTreeMap<String, Stri
 mod tests {
     use super::*;
     use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::{
-        CustomResourceDefinitionVersion, CustomResourceValidation, JSONSchemaProps,
+        CustomResourceDefinitionVersion, CustomResourceValidation, JSON, JSONSchemaProps,
     };
+
+    /// A CRD of kind `Thing` (`things` in `a.example.com`) with no version.
+    fn thing() -> CustomResourceDefinition {
+        let mut crd = CustomResourceDefinition::default();
+        crd.spec.names.kind = "Thing".into();
+        crd.spec.names.plural = "things".into();
+        crd.spec.group = "a.example.com".into();
+        crd
+    }
 
     /// A CRD the writer leaves to serde_yaml (a key it does not write: `1st`) is written
     /// by serde_yaml, with YAML 1.1's booleans quoted all the same.
     #[test]
     fn a_crd_left_to_serde_yaml_has_yaml_1_1_booleans_quoted_too() {
-        let mut crd = CustomResourceDefinition::default();
-        crd.spec.names.kind = "Thing".into();
-        crd.spec.names.plural = "things".into();
-        crd.spec.group = "a.example.com".into();
+        let mut crd = thing();
         let property = JSONSchemaProps {
-            enum_: Some(vec![
-                k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::JSON(
-                    serde_json::json!("no"),
-                ),
-            ]),
+            enum_: Some(vec![JSON(serde_json::json!("no"))]),
             ..Default::default()
         };
         crd.spec.versions = vec![CustomResourceDefinitionVersion {
@@ -107,10 +109,7 @@ mod tests {
 
     #[test]
     fn names_that_are_no_file_name_are_refused() {
-        let mut crd = CustomResourceDefinition::default();
-        crd.spec.names.kind = "Thing".into();
-        crd.spec.names.plural = "things".into();
-        crd.spec.group = "a.example.com".into();
+        let mut crd = thing();
         assert!(render(std::slice::from_ref(&crd)).is_ok());
         for (group, plural) in [
             ("../../x", "things"),

@@ -151,6 +151,16 @@ impl Writer {
         Ok(())
     }
 
+    /// A finite float in ryu's shortest digits, as serde_yaml writes it (it writes the
+    /// others as `.inf` and `.nan`, which no CRD holds).
+    fn float(&mut self, v: impl ryu::Float, finite: bool) -> Result<(), Unsupported> {
+        if !finite {
+            return unsupported("a float that is not finite");
+        }
+        self.plain(ryu::Buffer::new().format_finite(v));
+        Ok(())
+    }
+
     /// A scalar written as it is (a number, a boolean, a plain string).
     fn plain(&mut self, text: &str) {
         if let Slot::Value(_) = self.slot {
@@ -273,18 +283,10 @@ impl ser::Serializer for &mut Writer {
         serialize_u64: u64,
     );
     fn serialize_f32(self, v: f32) -> Result<(), Unsupported> {
-        if !v.is_finite() {
-            return unsupported("a float that is not finite");
-        }
-        self.plain(ryu::Buffer::new().format_finite(v));
-        Ok(())
+        self.float(v, v.is_finite())
     }
     fn serialize_f64(self, v: f64) -> Result<(), Unsupported> {
-        if !v.is_finite() {
-            return unsupported("a float that is not finite");
-        }
-        self.plain(ryu::Buffer::new().format_finite(v));
-        Ok(())
+        self.float(v, v.is_finite())
     }
     fn serialize_char(self, _: char) -> Result<(), Unsupported> {
         unsupported("a char")
