@@ -42,6 +42,7 @@ fn main() {
         "src/crd/k8s_list.rs",
         "src/crd/transforms.rs",
         "src/crd/structural_rewrite.rs",
+        "src/crd/structural_rewrite/plain.rs",
         "src/crd/sealed/precompute.rs",
     ] {
         println!("cargo:rerun-if-changed={input}");

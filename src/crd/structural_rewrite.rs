@@ -24,6 +24,11 @@ use schemars::Schema;
 use schemars::transform::Transform;
 use serde_json::{Map, Value};
 
+// A path of its own: build.rs includes this file by path, where `mod plain;` would be
+// looked for beside it.
+#[path = "structural_rewrite/plain.rs"]
+mod plain;
+
 /// [`StructuralSchemaRewriter`], node by node (see the module documentation).
 #[derive(Debug, Clone, Default)]
 pub struct NodeByNode;
@@ -63,7 +68,9 @@ fn rewrite(schema: &mut Schema) -> bool {
             detached.push((at, std::mem::replace(value, Value::Object(Map::new()))));
         }
     }
-    let read = subtrees_read && probed(schema, |s| StructuralSchemaRewriter.transform(s));
+    let read = subtrees_read
+        && (plain::rewrite(schema.as_object_mut().expect("an object, checked above"))
+            || probed(schema, |s| StructuralSchemaRewriter.transform(s)));
     let obj = schema
         .as_object_mut()
         .expect("the rewriter writes an object back");
