@@ -107,6 +107,25 @@ fn param_name(p: &GenericParam) -> Option<String> {
     }
 }
 
+/// The type being resolved, as a refusal names it. Its span and its text are worked out
+/// only when a refusal is made: nearly every type resolves, and printing a type costs more
+/// than resolving it.
+#[derive(Clone, Copy)]
+struct Named<'t>(&'t Type);
+
+impl Named<'_> {
+    fn refuse(self, why: impl Into<String>) -> Unsupported {
+        self.refuse_as("type", why)
+    }
+
+    fn refuse_as(self, what: &str, why: impl Into<String>) -> Unsupported {
+        let shown = quote::ToTokens::to_token_stream(self.0)
+            .to_string()
+            .replace(' ', "");
+        Unsupported::new(span_of(self.0), format!("{what} `{shown}`"), why)
+    }
+}
+
 /// Where a path leads.
 enum Target<'a> {
     Local(ItemRef<'a>),
@@ -161,25 +180,17 @@ impl<'i, 'a> Resolver<'i, 'a> {
         ty: &Type,
         depth: usize,
     ) -> Result<Shape<'a>, Unsupported> {
-        let span = span_of(ty);
-        let shown = quote::ToTokens::to_token_stream(ty)
-            .to_string()
-            .replace(' ', "");
+        let named = Named(ty);
         if depth > MAX_DEPTH {
-            return Err(Unsupported::new(
-                span,
-                format!("type `{shown}`"),
-                "its type aliases nest too deeply",
-            ));
+            return Err(named.refuse("its type aliases nest too deeply"));
         }
         let path = match ty {
             Type::Paren(p) => return self.resolve_depth(module, &p.elem, depth),
             Type::Group(g) => return self.resolve_depth(module, &g.elem, depth),
             Type::Tuple(t) if t.elems.is_empty() => return Ok(Shape::Prim(Prim::Unit)),
             Type::Tuple(_) => {
-                return Err(Unsupported::new(
-                    span,
-                    format!("tuple type `{shown}`"),
+                return Err(named.refuse_as(
+                    "tuple type",
                     "tuple schemas (`prefixItems`) are not structural, so the API server rejects them",
                 ));
             }
@@ -190,16 +201,12 @@ impl<'i, 'a> Resolver<'i, 'a> {
                     .and_then(|v| v.as_u64())
                     .and_then(|n| usize::try_from(n).ok());
                 let Some(len) = len.filter(|n| std_types::array(*n).is_some()) else {
-                    return Err(Unsupported::new(
-                        span,
-                        format!("type `{shown}`"),
+                    return Err(named.refuse(
                         "schemars implements `JsonSchema` for arrays of a known length up to 32",
                     ));
                 };
                 if len == 0 {
-                    return Err(Unsupported::new(
-                        span,
-                        format!("type `{shown}`"),
+                    return Err(named.refuse(
                         "schemars writes an empty array without `items`, and the API server \
                          rejects an array schema without them; drop the field",
                     ));
@@ -209,9 +216,7 @@ impl<'i, 'a> Resolver<'i, 'a> {
             }
             Type::Path(p) if p.qself.is_none() => &p.path,
             _ => {
-                return Err(Unsupported::new(
-                    span,
-                    format!("type `{shown}`"),
+                return Err(named.refuse(
                     "only named types (structs, enums, std and k8s-openapi types) are supported",
                 ));
             }
@@ -244,22 +249,14 @@ impl<'i, 'a> Resolver<'i, 'a> {
             .skip(1)
             .any(|s| !s.arguments.is_empty());
         if mid_args {
-            return Err(Unsupported::new(
-                span,
-                format!("type `{shown}`"),
-                "generic arguments inside a path are not supported",
-            ));
+            return Err(named.refuse("generic arguments inside a path are not supported"));
         }
         if segs.len() == 1
             && args.is_empty()
             && let Some((_, bound)) = self.bindings.iter().find(|(n, _)| *n == segs[0])
         {
             if let Shape::Const(_) = bound {
-                return Err(Unsupported::new(
-                    span,
-                    format!("type `{shown}`"),
-                    "it names a const parameter",
-                ));
+                return Err(named.refuse("it names a const parameter"));
             }
             return Ok(bound.clone());
         }
@@ -272,16 +269,12 @@ impl<'i, 'a> Resolver<'i, 'a> {
         }
         self.seen.borrow_mut().clear();
         match self.resolve_path(module, &segs, depth) {
-            Target::Local(item) => {
-                self.instantiate(module, item, &generic_args, &shown, span, depth)
+            Target::Local(item) => self.instantiate(module, item, &generic_args, named, depth),
+            Target::Missing(p) => {
+                Err(named.refuse(format!("`{p}` was not found in the given sources")))
             }
-            Target::Missing(p) => Err(Unsupported::new(
-                span,
-                format!("type `{shown}`"),
-                format!("`{p}` was not found in the given sources"),
-            )),
-            Target::Undecided(why) => Err(Unsupported::new(span, format!("type `{shown}`"), why)),
-            Target::External(full) => self.external(module, &full, &args, &shown, span, depth),
+            Target::Undecided(why) => Err(named.refuse(why)),
+            Target::External(full) => self.external(module, &full, &args, named, depth),
         }
     }
 
@@ -290,8 +283,7 @@ impl<'i, 'a> Resolver<'i, 'a> {
         module: &[String],
         full: &str,
         args: &[&Type],
-        shown: &str,
-        span: proc_macro2::Span,
+        named: Named<'_>,
         depth: usize,
     ) -> Result<Shape<'a>, Unsupported> {
         if let Some(w) = Wrapper::from_path(full) {
@@ -306,17 +298,13 @@ impl<'i, 'a> Resolver<'i, 'a> {
                     *v
                 }
                 _ => {
-                    return Err(Unsupported::new(
-                        span,
-                        format!("type `{shown}`"),
-                        "unexpected generic arguments",
-                    ));
+                    return Err(named.refuse("unexpected generic arguments"));
                 }
             };
             let inner = self.resolve_depth(module, inner, depth + 1)?;
             return Ok(Shape::Wrap(w, Box::new(inner)));
         }
-        if let Some(shape) = self.ext(module, full, args, shown, span, depth)? {
+        if let Some(shape) = self.ext(module, full, args, named, depth)? {
             return Ok(shape);
         }
         if args.is_empty()
@@ -338,7 +326,7 @@ impl<'i, 'a> Resolver<'i, 'a> {
                 "`{full}` comes from outside the given sources and is not a known std or k8s-openapi type"
             )
         };
-        Err(Unsupported::new(span, format!("type `{shown}`"), why))
+        Err(named.refuse(why))
     }
 
     /// A local item with its type and const arguments (resolved here, in `module`), or the
@@ -349,12 +337,11 @@ impl<'i, 'a> Resolver<'i, 'a> {
         module: &[String],
         mut item: ItemRef<'a>,
         args: &[&GenericArgument],
-        shown: &str,
-        span: proc_macro2::Span,
+        named: Named<'_>,
         depth: usize,
     ) -> Result<Shape<'a>, Unsupported> {
         let generics = item.item.generics();
-        let refuse = |why: &str| Unsupported::new(span, format!("type `{shown}`"), why);
+        let refuse = |why: &str| named.refuse(why);
         let params: Vec<&GenericParam> = generics
             .params
             .iter()
@@ -427,19 +414,12 @@ impl<'i, 'a> Resolver<'i, 'a> {
         module: &[String],
         full: &str,
         args: &[&Type],
-        shown: &str,
-        span: proc_macro2::Span,
+        named: Named<'_>,
         depth: usize,
     ) -> Result<Option<Shape<'a>>, Unsupported> {
         let (first, rest) = full.split_once("::").unwrap_or((full, ""));
         let canonical = format!("{}::{rest}", self.index.krate.package_of(first));
-        let unexpected = || {
-            Unsupported::new(
-                span,
-                format!("type `{shown}`"),
-                "unexpected generic arguments",
-            )
-        };
+        let unexpected = || named.refuse("unexpected generic arguments");
         if std_types::is_non_zero(&canonical) {
             let [arg] = args else {
                 return Err(unexpected());
@@ -469,7 +449,7 @@ impl<'i, 'a> Resolver<'i, 'a> {
                     "its `JsonSchema` impl is schemars' `{feature}` feature, and no Cargo.toml was found to say it is on"
                 )
             };
-            return Err(Unsupported::new(span, format!("type `{shown}`"), why));
+            return Err(named.refuse(why));
         }
         let resolve = |ty: &Type| self.resolve_depth(module, ty, depth + 1);
         let shapes = match (t.params, args) {
