@@ -79,28 +79,49 @@ fn doc_comment_below(text: &str, end: usize) -> Option<(&str, usize)> {
 
 /// `#[doc = r"doc"]`, with as many `#` around the raw string as `doc` needs.
 fn doc_attribute(out: &mut String, doc: &str) {
-    let hashes = raw_hashes(doc);
-    out.push_str(&format!("#[doc = r{hashes}\"{doc}\"{hashes}]"));
+    out.push_str("#[doc = ");
+    raw_string(out, &[doc]);
+    out.push(']');
 }
 
 /// `#[doc(<marker> = r"line\nline")]`: the lines of one doc comment, which [`doc_lines`]
 /// reads back.
 fn doc_lines_attribute(out: &mut String, lines: &[&str]) {
-    let text = lines.join("\n");
-    let hashes = raw_hashes(&text);
-    out.push_str(&format!(
-        "#[doc({} = r{hashes}\"{text}\"{hashes})]",
-        doc_lines_marker()
-    ));
+    out.push_str("#[doc(");
+    out.push_str(doc_lines_marker());
+    out.push_str(" = ");
+    raw_string(out, lines);
+    out.push_str(")]");
 }
 
-/// As many `#` as a raw string holding `text` needs.
-fn raw_hashes(text: &str) -> String {
-    let mut hashes = String::new();
-    while text.contains(&format!("\"{hashes}")) {
-        hashes.push('#');
+/// `lines`, joined by `\n`, as a raw string literal with as many `#` as it needs. Written
+/// piece by piece: on a kopium-style file this is most of the text.
+fn raw_string(out: &mut String, lines: &[&str]) {
+    let hashes = "#".repeat(raw_hashes(lines));
+    out.push('r');
+    out.push_str(&hashes);
+    out.push('"');
+    for (i, line) in lines.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(line);
     }
-    hashes
+    out.push('"');
+    out.push_str(&hashes);
+}
+
+/// How many `#` a raw string holding `lines` needs: one more than the longest run of them
+/// after a quote, none without a quote.
+fn raw_hashes(lines: &[&str]) -> usize {
+    let mut needed = 0;
+    for line in lines {
+        for (at, _) in line.match_indices('"') {
+            let run = line[at + 1..].bytes().take_while(|&c| c == b'#').count();
+            needed = needed.max(run + 1);
+        }
+    }
+    needed
 }
 
 /// The name in the attributes [`raw_docs`] writes for comments of several lines: random
