@@ -506,18 +506,51 @@ pub fn derives(attrs: &[Attribute], name: &str) -> bool {
         .iter()
         .filter(|a| a.path().is_ident("derive"))
         .any(|a| {
-            let mut found = false;
-            let _ = a.parse_nested_meta(|m| {
-                found |= m.path.segments.last().is_some_and(|s| s.ident == name);
-                Ok(())
-            });
-            found
+            let syn::Meta::List(list) = &a.meta else {
+                return false;
+            };
+            // The last segment of a path of the list is an identifier before a `,` or the
+            // end; read off the tokens, as parsing the list as nested meta costs ten times.
+            let mut tokens = list.tokens.clone().into_iter().peekable();
+            while let Some(token) = tokens.next() {
+                let last = match tokens.peek() {
+                    None => true,
+                    Some(proc_macro2::TokenTree::Punct(p)) => p.as_char() == ',',
+                    Some(_) => false,
+                };
+                if last && matches!(&token, proc_macro2::TokenTree::Ident(i) if i == name) {
+                    return true;
+                }
+            }
+            false
         })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn derives_reads_the_last_segment_of_each_path() {
+        let attrs = |s: syn::ItemStruct| s.attrs;
+        let yes = [
+            attrs(syn::parse_quote! { #[derive(Clone, schemars::JsonSchema)] struct S; }),
+            attrs(syn::parse_quote! { #[derive(Debug)] #[derive(JsonSchema,)] struct S; }),
+            attrs(syn::parse_quote! { #[derive(::schemars::JsonSchema, Debug)] struct S; }),
+        ];
+        let no = [
+            attrs(syn::parse_quote! { #[derive(JsonSchemaX, XJsonSchema)] struct S; }),
+            attrs(syn::parse_quote! { #[derive(JsonSchema::Other)] struct S; }),
+            attrs(syn::parse_quote! { #[derive] #[serde(JsonSchema)] struct S; }),
+            attrs(syn::parse_quote! { #[derive(r#JsonSchema)] struct S; }),
+        ];
+        for a in &yes {
+            assert!(derives(a, "JsonSchema"), "{}", quote::quote!(#(#a)*));
+        }
+        for a in &no {
+            assert!(!derives(a, "JsonSchema"), "{}", quote::quote!(#(#a)*));
+        }
+    }
 
     #[test]
     fn flattens_use_trees() {

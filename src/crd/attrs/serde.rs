@@ -7,6 +7,7 @@
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
+use syn::parse::discouraged::Speculative;
 use syn::{Attribute, Expr, Ident, LitStr};
 
 use crate::crd::diagnostics::{Unsupported, span_of};
@@ -252,7 +253,17 @@ pub fn skip_value(m: &ParseNestedMeta<'_>) -> syn::Result<()> {
 }
 
 fn value_str(m: &ParseNestedMeta<'_>) -> syn::Result<String> {
-    let expr: Expr = m.value()?.parse()?;
+    let value = m.value()?;
+    // Nearly always a lone string literal (`rename = "x"`): read as one, it is the same
+    // string, without parsing an expression.
+    let lone = value.fork();
+    if let Ok(lit) = lone.parse::<LitStr>()
+        && (lone.is_empty() || lone.peek(syn::Token![,]))
+    {
+        value.advance_to(&lone);
+        return Ok(lit.value());
+    }
+    let expr: Expr = value.parse()?;
     lit_str(&expr)
 }
 
@@ -438,6 +449,38 @@ mod tests {
         assert_eq!(RenameRule::Kebab.apply_to_variant("HttpGet"), "http-get");
         assert_eq!(RenameRule::Camel.apply_to_variant("HttpGet"), "httpGet");
         assert_eq!(RenameRule::Lower.apply_to_variant("HttpGet"), "httpget");
+    }
+
+    #[test]
+    fn a_rename_is_read_as_serde_reads_it() {
+        let renamed = |f: syn::Field| field(&f.attrs).map(|a| a.rename);
+        let cases: [(syn::Field, Option<&str>); 4] = [
+            (
+                syn::parse_quote! { #[serde(rename = "a\"b", default)] x: u8 },
+                Some("a\"b"),
+            ),
+            (
+                syn::parse_quote! { #[serde(rename = r"raw")] x: u8 },
+                Some("raw"),
+            ),
+            (
+                syn::parse_quote! { #[serde(rename(serialize = "s", deserialize = "d"))] x: u8 },
+                Some("d"),
+            ),
+            (
+                syn::parse_quote! { #[serde(rename = ("grouped"))] x: u8 },
+                None,
+            ),
+        ];
+        for (f, want) in cases {
+            match want {
+                Some(want) => assert_eq!(renamed(f).unwrap().as_deref(), Some(want)),
+                None => assert!(renamed(f).is_err()),
+            }
+        }
+        let not_a_literal: syn::Field = syn::parse_quote! { #[serde(rename = "a" + "b")] x: u8 };
+        let e = field(&not_a_literal.attrs).unwrap_err();
+        assert_eq!(e.to_string(), "expected a string literal");
     }
 
     #[test]
