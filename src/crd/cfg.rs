@@ -122,6 +122,9 @@ impl CfgEnv {
     /// Expands the `#[cfg_attr]`s the source decides and drops decided `#[cfg]`s; returns
     /// whether the item stays. Undecided attributes are kept for [`undecided`].
     fn strip(&self, attrs: &mut Vec<Attribute>) -> bool {
+        if !attrs.iter().any(is_cfg) {
+            return true;
+        }
         let mut out = Vec::with_capacity(attrs.len());
         let mut queue: Vec<Attribute> = std::mem::take(attrs);
         queue.reverse();
@@ -158,6 +161,12 @@ impl CfgEnv {
             Err(_) => true,
         }
     }
+}
+
+/// Whether `attr` is a `#[cfg]` or a `#[cfg_attr]`, which [`CfgEnv::strip`] decides.
+fn is_cfg(attr: &Attribute) -> bool {
+    let path = attr.path();
+    path.is_ident("cfg") || path.is_ident("cfg_attr")
 }
 
 /// `cfg_attr(pred, a, b)` → `(pred, [a, b])`.
@@ -327,6 +336,10 @@ fn retain<T, P: Default>(
     env: &CfgEnv,
     attrs: impl Fn(&mut T) -> &mut Vec<Attribute>,
 ) {
+    // Most lists have no `#[cfg]` at all: leave them as they are rather than rebuild them.
+    if !list.iter_mut().any(|t| attrs(t).iter().any(is_cfg)) {
+        return;
+    }
     *list = std::mem::take(list)
         .into_pairs()
         .filter_map(|p| {
