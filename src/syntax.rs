@@ -50,17 +50,52 @@ pub const MAX_COST: usize = 20_000;
 const RECURSIVE: usize = 32;
 
 /// Keywords after which syn parses an expression, a type or a pattern by recursion.
-const RECURSIVE_KEYWORDS: &[&str] = &[
-    "return", "break", "yield", "become", "move", "async", "fn", "dyn", "impl", "mut", "const",
-    "static", "ref", "box", "let",
-];
+// A `match`, not a list: this runs on every identifier of every file read.
+fn recursive_keyword(word: &str) -> bool {
+    matches!(
+        word,
+        "return"
+            | "break"
+            | "yield"
+            | "become"
+            | "move"
+            | "async"
+            | "fn"
+            | "dyn"
+            | "impl"
+            | "mut"
+            | "const"
+            | "static"
+            | "ref"
+            | "box"
+            | "let"
+    )
+}
 
 /// Keywords that do not end an operand: a punctuation token after them is a prefix.
-const NOT_OPERANDS: &[&str] = &[
-    "as", "return", "break", "yield", "become", "move", "async", "fn", "dyn", "impl", "mut",
-    "const", "static", "ref", "box", "let", "in", "if", "else", "match", "while", "for", "loop",
-    "unsafe", "where", "use", "pub", "struct", "enum", "type", "mod", "trait", "extern",
-];
+fn not_operand(word: &str) -> bool {
+    recursive_keyword(word)
+        || matches!(
+            word,
+            "as" | "in"
+                | "if"
+                | "else"
+                | "match"
+                | "while"
+                | "for"
+                | "loop"
+                | "unsafe"
+                | "where"
+                | "use"
+                | "pub"
+                | "struct"
+                | "enum"
+                | "type"
+                | "mod"
+                | "trait"
+                | "extern"
+        )
+}
 
 /// `syn::parse_file`, after [`check_nesting`].
 #[allow(clippy::disallowed_methods)] // the checked entry point
@@ -195,9 +230,9 @@ enum Kind {
     Punct(char, Spacing),
     Literal,
     Ident {
-        /// One of [`RECURSIVE_KEYWORDS`].
+        /// One of [`recursive_keyword`]'s.
         recursive: bool,
-        /// Not one of [`NOT_OPERANDS`].
+        /// Not one of [`not_operand`]'s.
         operand: bool,
         /// `else` or `as`, which go on with the expression before them.
         goes_on: bool,
@@ -214,8 +249,8 @@ impl Kind {
                 let word = i.to_string();
                 let word = word.as_str();
                 Self::Ident {
-                    recursive: RECURSIVE_KEYWORDS.contains(&word),
-                    operand: !NOT_OPERANDS.contains(&word),
+                    recursive: recursive_keyword(word),
+                    operand: !not_operand(word),
                     goes_on: word == "else" || word == "as",
                 }
             }
@@ -408,8 +443,8 @@ mod tests {
         }
     }
 
-    /// syn parses what follows `return` (and the other [`RECURSIVE_KEYWORDS`]) by recursion,
-    /// and a `&` after `mut` (one of [`NOT_OPERANDS`]) as a prefix: chains of them nest.
+    /// syn parses what follows `return` (and the other [`recursive_keyword`]s) by recursion,
+    /// and a `&` after `mut` (one of the [`not_operand`]s) as a prefix: chains of them nest.
     #[test]
     fn keywords_that_recurse_count_as_nesting() {
         let returns = format!("fn f() {{ {}1; }}", "return ".repeat(1000));
