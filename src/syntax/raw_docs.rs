@@ -156,12 +156,29 @@ pub(super) fn doc_lines_of(tokens: TokenStream) -> Option<String> {
             Some(TokenTree::Punct(eq)),
             Some(TokenTree::Literal(lit)),
             None,
-        ) if marker == doc_lines_marker() && eq.as_char() == '=' => match syn::Lit::new(lit) {
-            syn::Lit::Str(text) => Some(text.value()),
-            _ => None,
-        },
+        ) if marker == doc_lines_marker() && eq.as_char() == '=' => {
+            let repr = lit.to_string();
+            match raw_string_contents(&repr) {
+                Some(text) => Some(text.to_string()),
+                None => match syn::Lit::new(lit) {
+                    syn::Lit::Str(text) => Some(text.value()),
+                    _ => None,
+                },
+            }
+        }
         _ => None,
     }
+}
+
+/// What the raw string literal `repr` (`r"..."`, `r#"..."#`, as [`raw_string`] writes it)
+/// holds: its text as it stands, since a raw string has no escapes.
+fn raw_string_contents(repr: &str) -> Option<&str> {
+    let hashed = repr.strip_prefix('r')?;
+    let hashes = hashed.len() - hashed.trim_start_matches('#').len();
+    hashed[hashes..]
+        .strip_prefix('"')?
+        .strip_suffix(&hashed[..hashes])?
+        .strip_suffix('"')
 }
 
 fn is_word_byte(c: u8) -> bool {
@@ -256,4 +273,25 @@ fn block_comment_end(b: &[u8], mut i: usize) -> usize {
         }
     }
     b.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_raw_string_is_read_back_as_written() {
+        for lines in [&["a"][..], &["a \"b", "c"], &["x\"#", "\"##y"], &[""]] {
+            let mut repr = String::new();
+            raw_string(&mut repr, lines);
+            assert_eq!(
+                raw_string_contents(&repr),
+                Some(lines.join("\n").as_str()),
+                "{repr}"
+            );
+        }
+        for other in ["\"a\"", "r#\"a\"", "r\"a\"#", "b\"a\"", "r"] {
+            assert_eq!(raw_string_contents(other), None, "{other}");
+        }
+    }
 }

@@ -20,19 +20,29 @@ use super::literals::lit_str;
 /// lines joined with `\n`. `Err` when a doc attribute is not a string literal
 /// (`#[doc = include_str!(..)]`).
 pub fn doc_string(attrs: &[Attribute]) -> Result<Option<String>, Unsupported> {
-    let mut lines = Vec::new();
+    // Each line without the one space after `///`, joined by `\n`.
+    let mut doc: Option<String> = None;
+    let mut push = |line: &str| {
+        let doc = match &mut doc {
+            Some(doc) => {
+                doc.push('\n');
+                doc
+            }
+            None => doc.insert(String::new()),
+        };
+        doc.push_str(line.strip_prefix(' ').unwrap_or(line));
+    };
     for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
         if let Some(text) = crate::syntax::doc_lines(attr) {
             // A doc comment of several lines, read as one attribute.
-            let lines_of = text.split('\n');
-            lines.extend(lines_of.map(|l| l.strip_prefix(' ').unwrap_or(l).to_string()));
+            text.split('\n').for_each(&mut push);
             continue;
         }
         let Ok(nv) = attr.meta.require_name_value() else {
             continue;
         };
         match lit_str(&nv.value) {
-            Ok(text) => lines.push(text.strip_prefix(' ').map(str::to_string).unwrap_or(text)),
+            Ok(text) => push(&text),
             Err(_) => {
                 return Err(Unsupported::new(
                     span_of(&nv.value),
@@ -42,5 +52,5 @@ pub fn doc_string(attrs: &[Attribute]) -> Result<Option<String>, Unsupported> {
             }
         }
     }
-    Ok((!lines.is_empty()).then(|| lines.join("\n")))
+    Ok(doc)
 }
