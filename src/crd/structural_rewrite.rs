@@ -17,7 +17,8 @@
 //! kube-derive gives it, and rewritten recursively by kube's code. One thing does cross the
 //! cut: the rewriter leaves a node as it is when any part of its subtree does not read as
 //! its typed form (a `maxItems` past `u32`, say), so whether a subtree reads is carried up.
-//! The tests compare both ways on every Kubernetes type and on random schemas.
+//! A node it reads plainly is not even handed over: [`plain`] writes out what the rewrite
+//! does to it. The tests compare both ways on every Kubernetes type and on random schemas.
 
 use kube_core::schema::StructuralSchemaRewriter;
 use schemars::Schema;
