@@ -276,8 +276,11 @@ fn block_comment_end(b: &[u8], mut i: usize) -> usize {
 }
 
 #[cfg(test)]
+#[allow(clippy::disallowed_methods)] // building literals to test with
 mod tests {
+    use super::super::{parse_file, parse_file_raw_docs};
     use super::*;
+    use syn::LitStr;
 
     #[test]
     fn a_raw_string_is_read_back_as_written() {
@@ -293,5 +296,138 @@ mod tests {
         for other in ["\"a\"", "r#\"a\"", "r\"a\"#", "b\"a\"", "r"] {
             assert_eq!(raw_string_contents(other), None, "{other}");
         }
+    }
+
+    /// The tokens of `file` with their starting line and column, doc attributes as the
+    /// value of their string: what `parse_file_raw_docs` must keep. The place of a doc
+    /// attribute's own tokens is not kept (the lexer gives them all the comment's span).
+    fn tokens_and_places(file: &syn::File) -> Vec<(String, Option<(usize, usize)>)> {
+        fn walk(stream: TokenStream, out: &mut Vec<(String, Option<(usize, usize)>)>) {
+            let trees: Vec<TokenTree> = stream.into_iter().collect();
+            for (i, tree) in trees.iter().enumerate() {
+                // A doc attribute's lines: one, or those of a comment written as one.
+                let doc = |t: &TokenTree| {
+                    let TokenTree::Group(g) = t else { return None };
+                    let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                    match inner.as_slice() {
+                        [
+                            TokenTree::Ident(d),
+                            TokenTree::Punct(e),
+                            TokenTree::Literal(l),
+                        ] if d == "doc" && e.as_char() == '=' => {
+                            let lit: LitStr =
+                                syn::parse2(TokenTree::Literal(l.clone()).into()).ok()?;
+                            Some(vec![lit.value()])
+                        }
+                        [TokenTree::Ident(d), TokenTree::Group(list)] if d == "doc" => {
+                            let text = doc_lines_of(list.stream())?;
+                            Some(text.split('\n').map(str::to_string).collect())
+                        }
+                        _ => None,
+                    }
+                };
+                if let Some(lines) = doc(tree) {
+                    let inner =
+                        i > 0 && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '!');
+                    for line in lines {
+                        out.push((
+                            format!("doc{} {line:?}", if inner { "!" } else { "" }),
+                            None,
+                        ));
+                    }
+                    continue;
+                }
+                let in_doc = |j: usize| trees.get(j).and_then(doc).is_some();
+                // A doc attribute's `#` (and `!`) stands once for all the lines it holds:
+                // each line says whether it is an inner doc instead.
+                let pound_of_doc = matches!(tree, TokenTree::Punct(p) if p.as_char() == '#' || p.as_char() == '!')
+                    && (in_doc(i + 1) || in_doc(i + 2));
+                if pound_of_doc {
+                    continue;
+                }
+                let at = tree.span().start();
+                let place = Some((at.line, at.column));
+                match tree {
+                    TokenTree::Group(g) => {
+                        out.push((format!("{:?}", g.delimiter()), place));
+                        walk(g.stream(), out);
+                    }
+                    other => out.push((other.to_string(), place)),
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(quote::ToTokens::to_token_stream(file), &mut out);
+        out
+    }
+
+    fn same_with_raw_docs(text: &str) {
+        let plain = parse_file(text).expect(text);
+        let raw = parse_file_raw_docs(text).expect(text);
+        assert_eq!(tokens_and_places(&raw), tokens_and_places(&plain), "{text}");
+    }
+
+    #[test]
+    fn raw_docs_read_the_same_tree() {
+        same_with_raw_docs(include_str!("../crd/assemble.rs"));
+        same_with_raw_docs(include_str!("../../bench/crds/pooler/src/pooler.rs"));
+        let tricky = [
+            "/// a \"quoted\" word, a \\ backslash, \"# and \"## hashes\nstruct S;",
+            "///\n/// \u{e9}t\u{e9} \u{1F600}\t tab\nstruct S;",
+            "struct S { a: u8, /// after code\n b: u8 }",
+            "//// not a doc\n//! an inner doc\n/* /// in a block /* nested */ /// still */ struct S;",
+            "/** block doc */ struct S;",
+            "const A: &str = \"\n/// in a string\n\"; /// doc after it\nstruct S;",
+            "const A: &str = r#\"\n/// in a raw \"string\n\"#; const B: &[u8] = br\"///\";\n/// doc\nstruct S;",
+            "const C: char = '\"'; /// doc\nconst D: char = '\\''; const E: u8 = b'\"';\n/// doc\nstruct S;",
+            "const C: char = '\"'; const S: &str = \"\n/// in a string\n\";\n/// doc\nstruct S;",
+            "const D: char = '\\\"'; const S: &str = \"\n/// in a string\n\";\n/// doc\nstruct S;",
+            "fn f<'a>(x: &'a str) -> &'a str { 'l: loop { break 'l x; } }\n/// doc \"\nstruct S;",
+            "const F: &str = \"\\\"///\\\\\"; /// doc\nstruct S; const r#type: u8 = 1; /// doc\nstruct T;",
+            "const G: &str = \"\u{e9}\\\\\u{e9}\"; /// doc\nconst H: char = '\u{e9}'; const I: char = '\\u{e9}'; /// doc\nstruct U;",
+            "/// crlf\r\nstruct S;\r\n",
+            "/// one\n/// two \"# \"##\n\t  ///three\n///\n/// five\nstruct S;",
+            "/// one\n\n/// after a blank line\n//// not a doc\n/// again\n/// crlf\r\nstruct S;",
+            "struct S { /// a\n    /// b\n    x: u8, /// c\n    /// d\n    y: u8 }",
+        ];
+        for text in tricky {
+            same_with_raw_docs(text);
+        }
+    }
+
+    #[test]
+    fn a_comment_of_several_lines_is_one_attribute_that_keeps_its_lines() {
+        let text = "/// a \"#\n  /// b\n\t///\nstruct S;\n/// c\n\n/// d\nstruct T;";
+        let out = raw_docs(text);
+        assert_eq!(out.matches("#[doc").count(), 3, "{out}");
+        assert_eq!(out.lines().count(), text.lines().count(), "{out}");
+        let file = parse_file_raw_docs(text).unwrap();
+        let docs: Vec<Option<String>> = file
+            .items
+            .iter()
+            .map(|item| match item {
+                syn::Item::Struct(s) => doc_lines(&s.attrs[0]),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(docs, [Some(" a \"#\n b\n".into()), None]);
+        // An attribute of the user's that looks like one is not read as one.
+        let forged = format!("#[doc({} = \"x\")] struct S;", "__rsbuilder_doc_lines_0");
+        let file = parse_file_raw_docs(&forged).unwrap();
+        let syn::Item::Struct(s) = &file.items[0] else {
+            panic!("a struct")
+        };
+        assert_eq!(doc_lines(&s.attrs[0]), None);
+    }
+
+    #[test]
+    fn raw_docs_leave_what_the_lexer_refuses_to_it() {
+        assert!(parse_file("/// bare \r carriage return\nstruct S;").is_err());
+        assert!(parse_file_raw_docs("/// bare \r carriage return\nstruct S;").is_err());
+        assert_eq!(raw_docs("struct S; // no doc\n"), "struct S; // no doc\n");
+        assert_eq!(
+            raw_docs("struct S;\n/// at the end"),
+            "struct S;\n#[doc = r\" at the end\"]"
+        );
     }
 }
