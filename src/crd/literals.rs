@@ -4,7 +4,9 @@
 //! so it sits below all of them.
 
 use serde_json::Value;
-use syn::{Expr, ExprLit, Lit, UnOp};
+use syn::meta::ParseNestedMeta;
+use syn::parse::discouraged::Speculative;
+use syn::{Expr, ExprLit, Lit, LitStr, UnOp};
 
 /// A string literal, or an error at the expression.
 pub fn lit_str(expr: &Expr) -> syn::Result<String> {
@@ -15,6 +17,22 @@ pub fn lit_str(expr: &Expr) -> syn::Result<String> {
         Expr::Group(g) => lit_str(&g.expr),
         other => Err(syn::Error::new_spanned(other, "expected a string literal")),
     }
+}
+
+/// The string literal of an attribute's `name = "..."`, or an error at the expression.
+pub fn value_str(m: &ParseNestedMeta<'_>) -> syn::Result<String> {
+    let value = m.value()?;
+    // Nearly always a lone string literal (`rename = "x"`): read as one, it is the same
+    // string, without parsing an expression.
+    let lone = value.fork();
+    if let Ok(lit) = lone.parse::<LitStr>()
+        && (lone.is_empty() || lone.peek(syn::Token![,]))
+    {
+        value.advance_to(&lone);
+        return Ok(lit.value());
+    }
+    let expr: Expr = value.parse()?;
+    lit_str(&expr)
 }
 
 /// A boolean literal.

@@ -13,7 +13,7 @@ use kube_core::{ListMerge, MapMerge, Message, Reason, Rule, StructMerge};
 
 use super::serde::skip_value;
 use crate::crd::diagnostics::{Unsupported, span_of};
-use crate::crd::literals::{lit_bool, lit_str};
+use crate::crd::literals::{lit_bool, lit_str, value_str};
 use crate::names;
 use crate::syntax::parse_lit;
 
@@ -267,11 +267,6 @@ fn cel_unsupported(expr: &Expr) -> Unsupported {
         "this CEL `validation` expression",
         "only string literals, (rule, message) tuples and `Rule::new(..)` chains with literal arguments are understood",
     )
-}
-
-fn value_str(m: &ParseNestedMeta<'_>) -> syn::Result<String> {
-    let expr: Expr = m.value()?.parse()?;
-    lit_str(&expr)
 }
 
 /// A name the CRD carries (and `generate crds` turns into a file name): a string literal

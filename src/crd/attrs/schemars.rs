@@ -11,7 +11,7 @@ pub use super::validation::Validation;
 use super::validation::{self, Source};
 use super::{doc_string, tokens_to_json};
 use crate::crd::diagnostics::{Unsupported, span_of};
-use crate::crd::literals::{lit_number, lit_str};
+use crate::crd::literals::{lit_number, value_str};
 use crate::syntax::{parse_lit, parse_lit_path};
 
 /// Metadata shared by containers, variants and fields (schemars' `CommonAttrs`).
@@ -101,8 +101,8 @@ fn item(out: &mut SchemarsAttrs, m: &ParseNestedMeta<'_>) -> syn::Result<()> {
         .unwrap_or_default();
     let span = span_of(&m.path);
     match name.as_str() {
-        "title" => out.common.title = Some(string_expr(m)?),
-        "description" => out.common.description = Some(string_expr(m)?),
+        "title" => out.common.title = Some(value_str(m)?),
+        "description" => out.common.description = Some(value_str(m)?),
         "example" => {
             let expr: Expr = m.value()?.parse()?;
             match example_value(&expr) {
@@ -209,11 +209,6 @@ impl syn::parse::Parse for ExtendItem {
         }
         Ok(Self(entries))
     }
-}
-
-fn string_expr(m: &ParseNestedMeta<'_>) -> syn::Result<String> {
-    let expr: Expr = m.value()?.parse()?;
-    lit_str(&expr)
 }
 
 /// The item `m` stands at, as a `syn::Meta` (what schemars' own parser sees).

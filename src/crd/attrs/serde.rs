@@ -7,11 +7,10 @@
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
-use syn::parse::discouraged::Speculative;
 use syn::{Attribute, Expr, Ident, LitStr};
 
 use crate::crd::diagnostics::{Unsupported, span_of};
-use crate::crd::literals::lit_str;
+use crate::crd::literals::value_str;
 use crate::syntax::{parse_lit, parse_lit_path};
 
 /// serde's `rename_all` rules, applied exactly as serde_derive_internals does.
@@ -250,21 +249,6 @@ pub fn skip_value(m: &ParseNestedMeta<'_>) -> syn::Result<()> {
         let _: proc_macro2::TokenStream = content.parse()?;
     }
     Ok(())
-}
-
-fn value_str(m: &ParseNestedMeta<'_>) -> syn::Result<String> {
-    let value = m.value()?;
-    // Nearly always a lone string literal (`rename = "x"`): read as one, it is the same
-    // string, without parsing an expression.
-    let lone = value.fork();
-    if let Ok(lit) = lone.parse::<LitStr>()
-        && (lone.is_empty() || lone.peek(syn::Token![,]))
-    {
-        value.advance_to(&lone);
-        return Ok(lit.value());
-    }
-    let expr: Expr = value.parse()?;
-    lit_str(&expr)
 }
 
 /// `rename = "x"` or `rename(deserialize = "x", serialize = "y")`: the deserialize name.
