@@ -166,7 +166,7 @@ fn plain_path(text: &str, span: Span) -> Option<syn::Path> {
             .first()
             .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
             && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_');
-        if !ident || word == "_" || KEYWORDS.contains(&word) {
+        if !ident || word == "_" || KEYWORDS.contains(&word) || NOT_RAW.contains(&word) {
             return None;
         }
         if !segments.is_empty() {
@@ -180,14 +180,18 @@ fn plain_path(text: &str, span: Span) -> Option<syn::Path> {
     })
 }
 
-/// Rust's keywords, strict, reserved and weak: a path with one of them is left to syn.
-const KEYWORDS: &[&str] = &[
-    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate",
-    "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl",
-    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "raw",
-    "ref", "return", "safe", "self", "Self", "static", "struct", "super", "trait", "true", "try",
-    "type", "typeof", "union", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+/// Keywords of Rust 2024 (strict and reserved): no identifier, but a raw one (`r#type`).
+/// A plain path with one of them, or with one of [`NOT_RAW`], is left to syn.
+pub const KEYWORDS: &[&str] = &[
+    "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern", "false",
+    "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
+    "ref", "return", "static", "struct", "trait", "true", "try", "type", "unsafe", "use", "where",
+    "while", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof",
+    "unsized", "virtual", "yield",
 ];
+
+/// Keywords that cannot be raw identifiers either.
+pub const NOT_RAW: &[&str] = &["crate", "self", "super", "Self"];
 
 /// Refuses `tokens` when they nest deeper than [`MAX_COST`], at the first token beyond.
 pub fn check_nesting(tokens: TokenStream) -> syn::Result<()> {

@@ -8,18 +8,7 @@ use std::collections::BTreeSet;
 
 use heck::{ToSnakeCase, ToUpperCamelCase};
 
-/// Keywords of Rust 2024 (strict and reserved): a field named after one is written raw,
-/// `r#type`.
-const KEYWORDS: &[&str] = &[
-    "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern", "false",
-    "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
-    "ref", "return", "static", "struct", "trait", "true", "try", "type", "unsafe", "use", "where",
-    "while", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof",
-    "unsized", "virtual", "yield",
-];
-
-/// Keywords that cannot be raw identifiers either.
-const NOT_RAW: &[&str] = &["crate", "self", "super", "Self"];
+use crate::syntax::{KEYWORDS, NOT_RAW};
 
 /// Only ASCII letters, digits and `_`: a key's other characters separate words.
 fn ascii_words(text: &str) -> String {
