@@ -158,6 +158,11 @@ pub fn parse_lit_path(lit: &LitStr) -> syn::Result<syn::Path> {
     plain_path(&lit.value(), lit.span()).map_or_else(|| parse_lit(lit), Ok)
 }
 
+/// [`parse_lit_path`] for `text`, what a string literal at `span` without suffix holds.
+pub fn parse_path_str(text: &str, span: Span) -> syn::Result<syn::Path> {
+    plain_path(text, span).map_or_else(|| parse_lit(&LitStr::new(text, span)), Ok)
+}
+
 fn plain_path(text: &str, span: Span) -> Option<syn::Path> {
     let mut segments = syn::punctuated::Punctuated::new();
     for word in text.split("::") {

@@ -6,7 +6,7 @@ use serde_json::Value;
 use syn::meta::ParseNestedMeta;
 use syn::{Attribute, Expr, ExprLit, ExprReference, Lit, LitStr};
 
-use super::serde::skip_value;
+use super::serde::{SCHEMARS_SERDE_KEYWORDS, skip_value};
 pub use super::validation::Validation;
 use super::validation::{self, Source};
 use super::{doc_string, tokens_to_json};
@@ -48,31 +48,6 @@ pub struct SchemarsAttrs {
     pub schema_with: Option<(syn::Path, proc_macro2::Span)>,
     pub unsupported: Vec<Unsupported>,
 }
-
-/// Keywords handled elsewhere (serde keywords) or that do not change the schema.
-const IGNORED: &[&str] = &[
-    "rename",
-    "rename_all",
-    "rename_all_fields",
-    "deny_unknown_fields",
-    "tag",
-    "content",
-    "untagged",
-    "default",
-    "skip",
-    "skip_serializing",
-    "skip_serializing_if",
-    "skip_deserializing",
-    "flatten",
-    "transparent",
-    "remote",
-    "from",
-    "try_from",
-    "into",
-    "bound",
-    "crate",
-    "inline",
-];
 
 pub fn read(attrs: &[Attribute]) -> syn::Result<SchemarsAttrs> {
     let mut out = SchemarsAttrs::default();
@@ -138,7 +113,10 @@ fn item(out: &mut SchemarsAttrs, m: &ParseNestedMeta<'_>) -> syn::Result<()> {
             ));
             skip_value(m)?;
         }
-        n if IGNORED.contains(&n) => skip_value(m)?,
+        // Serde's keywords are read with serde's attributes; these two change no schema.
+        n if SCHEMARS_SERDE_KEYWORDS.contains(&n) || matches!(n, "crate" | "inline") => {
+            skip_value(m)?
+        }
         other => {
             out.unsupported.push(Unsupported::new(
                 span,

@@ -6,12 +6,15 @@
 //! the schema, its defaults and `locate` all read the same way.
 
 use proc_macro2::Span;
-use syn::meta::ParseNestedMeta;
-use syn::{Attribute, Expr, Ident, LitStr};
+use syn::{Attribute, Ident};
 
-use crate::crd::diagnostics::{Unsupported, span_of};
+use crate::crd::diagnostics::Unsupported;
 use crate::crd::literals::value_str;
-use crate::syntax::{parse_lit, parse_lit_path};
+use crate::syntax::parse_lit;
+
+mod items;
+use items::{Item, read};
+pub use items::{SCHEMARS_SERDE_KEYWORDS, skip_value};
 
 /// serde's `rename_all` rules, applied exactly as serde_derive_internals does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,105 +172,25 @@ pub struct SerdeVariant {
     pub serialize_with: bool,
 }
 
-/// The serde keywords schemars_derive copies from `#[schemars]` to `#[serde]`.
-const SCHEMARS_SERDE_KEYWORDS: &[&str] = &[
-    "rename",
-    "rename_all",
-    "rename_all_fields",
-    "deny_unknown_fields",
-    "tag",
-    "content",
-    "untagged",
-    "default",
-    "skip",
-    "skip_serializing",
-    "skip_serializing_if",
-    "skip_deserializing",
-    "flatten",
-    "remote",
-    "transparent",
-    "into",
-    "from",
-    "try_from",
-    "bound",
-];
-
-/// Calls `f` for every serde item, serde's own first, skipping those that a `#[schemars]`
-/// attribute overrides, then the overriding `#[schemars]` ones.
-fn for_each_serde_item(
-    attrs: &[Attribute],
-    mut f: impl FnMut(&str, ParseNestedMeta<'_>) -> syn::Result<()>,
-) -> syn::Result<()> {
-    let mut in_schemars = Vec::new();
-    for attr in attrs.iter().filter(|a| a.path().is_ident("schemars")) {
-        attr.parse_nested_meta(|m| {
-            if let Some(name) = m.path.get_ident().map(|i| i.to_string())
-                && SCHEMARS_SERDE_KEYWORDS.contains(&name.as_str())
-            {
-                in_schemars.push(name);
-            }
-            skip_value(&m)
-        })?;
-    }
-    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        attr.parse_nested_meta(|m| {
-            let name = m
-                .path
-                .get_ident()
-                .map(|i| i.to_string())
-                .unwrap_or_default();
-            if in_schemars.contains(&name) {
-                return skip_value(&m);
-            }
-            f(&name, m)
-        })?;
-    }
-    for attr in attrs.iter().filter(|a| a.path().is_ident("schemars")) {
-        attr.parse_nested_meta(|m| {
-            let name = m
-                .path
-                .get_ident()
-                .map(|i| i.to_string())
-                .unwrap_or_default();
-            if SCHEMARS_SERDE_KEYWORDS.contains(&name.as_str()) {
-                f(&name, m)
-            } else {
-                skip_value(&m)
-            }
-        })?;
-    }
-    Ok(())
-}
-
-/// Consumes whatever follows a nested meta's path (`= expr` or `(...)`).
-pub fn skip_value(m: &ParseNestedMeta<'_>) -> syn::Result<()> {
-    if m.input.peek(syn::Token![=]) {
-        let _: Expr = m.value()?.parse()?;
-    } else if m.input.peek(syn::token::Paren) {
-        let content;
-        syn::parenthesized!(content in m.input);
-        let _: proc_macro2::TokenStream = content.parse()?;
-    }
-    Ok(())
-}
-
 /// `rename = "x"` or `rename(deserialize = "x", serialize = "y")`: the deserialize name.
-fn rename_value(m: &ParseNestedMeta<'_>) -> syn::Result<Option<String>> {
-    if m.input.peek(syn::Token![=]) {
-        return value_str(m).map(Some);
-    }
-    let mut de = None;
-    m.parse_nested_meta(|inner| {
-        let v = value_str(&inner)?;
-        if inner.path.is_ident("deserialize") {
-            de = Some(v);
+fn rename_value(m: &Item<'_>) -> syn::Result<Option<String>> {
+    match m {
+        Item::Nested(nested) if !m.has_value() => {
+            let mut de = None;
+            nested.parse_nested_meta(|inner| {
+                let v = value_str(&inner)?;
+                if inner.path.is_ident("deserialize") {
+                    de = Some(v);
+                }
+                Ok(())
+            })?;
+            Ok(de)
         }
-        Ok(())
-    })?;
-    Ok(de)
+        _ => m.string().map(Some),
+    }
 }
 
-fn rename_rule(m: &ParseNestedMeta<'_>) -> syn::Result<Option<RenameRule>> {
+fn rename_rule(m: &Item<'_>) -> syn::Result<Option<RenameRule>> {
     let raw = rename_value(m)?;
     match raw {
         None => Ok(None),
@@ -277,106 +200,104 @@ fn rename_rule(m: &ParseNestedMeta<'_>) -> syn::Result<Option<RenameRule>> {
     }
 }
 
-fn default_value(m: &ParseNestedMeta<'_>) -> syn::Result<DefaultAttr> {
-    let span = span_of(&m.path);
-    if m.input.peek(syn::Token![=]) {
-        let lit: LitStr = m.value()?.parse()?;
-        Ok(DefaultAttr::Path(parse_lit_path(&lit)?, lit.span()))
+fn default_value(m: &Item<'_>) -> syn::Result<DefaultAttr> {
+    if m.has_value() {
+        let (path, span) = m.path()?;
+        Ok(DefaultAttr::Path(path, span))
     } else {
-        Ok(DefaultAttr::Default(span))
+        Ok(DefaultAttr::Default(m.span()))
     }
 }
 
 /// A `= "Type"` value, as schemars parses `with`/`from`: a type path in a string.
-fn type_value(m: &ParseNestedMeta<'_>) -> syn::Result<(syn::Type, Span)> {
-    let lit: LitStr = m.value()?.parse()?;
+fn type_value(m: &Item<'_>) -> syn::Result<(syn::Type, Span)> {
+    let lit = m.lit()?;
     Ok((parse_lit(&lit)?, lit.span()))
 }
 
 pub fn container(attrs: &[Attribute]) -> syn::Result<SerdeContainer> {
-    let mut c = SerdeContainer::default();
-    for_each_serde_item(attrs, |name, m| {
-        match name {
-            "rename_all" => c.rename_all = rename_rule(&m)?,
-            "rename_all_fields" => c.rename_all_fields = rename_rule(&m)?,
-            "deny_unknown_fields" => c.deny_unknown_fields = true,
-            "tag" => c.tag = Some(value_str(&m)?),
-            "content" => c.content = Some(value_str(&m)?),
-            "untagged" => c.untagged = true,
-            "default" => c.default = default_value(&m)?,
-            "transparent" => c.transparent = true,
-            "from" | "try_from" => c.from = Some(type_value(&m)?.0),
-            "into" => {
-                c.into = true;
-                skip_value(&m)?;
-            }
-            _ => skip_value(&m)?,
+    read(attrs, container_item)
+}
+
+fn container_item(c: &mut SerdeContainer, name: &str, m: &Item<'_>) -> syn::Result<()> {
+    match name {
+        "rename_all" => c.rename_all = rename_rule(m)?,
+        "rename_all_fields" => c.rename_all_fields = rename_rule(m)?,
+        "deny_unknown_fields" => c.deny_unknown_fields = m.flag()?,
+        "tag" => c.tag = Some(m.string()?),
+        "content" => c.content = Some(m.string()?),
+        "untagged" => c.untagged = m.flag()?,
+        "default" => c.default = default_value(m)?,
+        "transparent" => c.transparent = m.flag()?,
+        "from" | "try_from" => c.from = Some(type_value(m)?.0),
+        "into" => {
+            c.into = true;
+            m.skip()?;
         }
-        Ok(())
-    })?;
-    Ok(c)
+        _ => m.skip()?,
+    }
+    Ok(())
 }
 
 pub fn field(attrs: &[Attribute]) -> syn::Result<SerdeField> {
-    let mut f = SerdeField::default();
-    for_each_serde_item(attrs, |name, m| {
-        match name {
-            "rename" => f.rename = rename_value(&m)?.or(f.rename.take()),
-            "skip" => {
-                f.skip_serializing = true;
-                f.skip_deserializing = true;
-            }
-            "skip_serializing" => f.skip_serializing = true,
-            "skip_deserializing" => f.skip_deserializing = true,
-            "skip_serializing_if" => {
-                let lit: LitStr = m.value()?.parse()?;
-                f.skip_serializing_if = Some(parse_lit_path(&lit)?);
-            }
-            "default" => f.default = default_value(&m)?,
-            "flatten" => f.flatten = true,
-            "serialize_with" => {
-                f.serialize_with = true;
-                skip_value(&m)?;
-            }
-            "with" => {
-                // Serializing the default goes through `<with>::serialize`.
-                f.serialize_with = true;
-                f.with = Some(type_value(&m)?);
-            }
-            _ => skip_value(&m)?,
+    read(attrs, field_item)
+}
+
+fn field_item(f: &mut SerdeField, name: &str, m: &Item<'_>) -> syn::Result<()> {
+    match name {
+        "rename" => f.rename = rename_value(m)?.or(f.rename.take()),
+        "skip" => {
+            let skip = m.flag()?;
+            f.skip_serializing = skip;
+            f.skip_deserializing = skip;
         }
-        Ok(())
-    })?;
-    Ok(f)
+        "skip_serializing" => f.skip_serializing = m.flag()?,
+        "skip_deserializing" => f.skip_deserializing = m.flag()?,
+        "skip_serializing_if" => f.skip_serializing_if = Some(m.path()?.0),
+        "default" => f.default = default_value(m)?,
+        "flatten" => f.flatten = m.flag()?,
+        "serialize_with" => {
+            f.serialize_with = true;
+            m.skip()?;
+        }
+        "with" => {
+            // Serializing the default goes through `<with>::serialize`.
+            f.serialize_with = true;
+            f.with = Some(type_value(m)?);
+        }
+        _ => m.skip()?,
+    }
+    Ok(())
 }
 
 pub fn variant(attrs: &[Attribute]) -> syn::Result<SerdeVariant> {
-    let mut v = SerdeVariant::default();
-    for_each_serde_item(attrs, |name, m| {
-        match name {
-            "rename" => v.rename = rename_value(&m)?.or(v.rename.take()),
-            "rename_all" => v.rename_all = rename_rule(&m)?,
-            "skip" => {
-                v.skip_serializing = true;
-                v.skip_deserializing = true;
-            }
-            "skip_serializing" => v.skip_serializing = true,
-            "skip_deserializing" => v.skip_deserializing = true,
-            "untagged" => v.untagged = true,
-            // schemars ignores `serialize_with`/`deserialize_with` on variants.
-            "with" => {
-                v.serialize_with = true;
-                v.with = Some(type_value(&m)?);
-            }
-            "serialize_with" => {
-                v.serialize_with = true;
-                skip_value(&m)?;
-            }
-            _ => skip_value(&m)?,
+    read(attrs, variant_item)
+}
+
+fn variant_item(v: &mut SerdeVariant, name: &str, m: &Item<'_>) -> syn::Result<()> {
+    match name {
+        "rename" => v.rename = rename_value(m)?.or(v.rename.take()),
+        "rename_all" => v.rename_all = rename_rule(m)?,
+        "skip" => {
+            let skip = m.flag()?;
+            v.skip_serializing = skip;
+            v.skip_deserializing = skip;
         }
-        Ok(())
-    })?;
-    Ok(v)
+        "skip_serializing" => v.skip_serializing = m.flag()?,
+        "skip_deserializing" => v.skip_deserializing = m.flag()?,
+        "untagged" => v.untagged = m.flag()?,
+        // schemars ignores `serialize_with`/`deserialize_with` on variants.
+        "with" => {
+            v.serialize_with = true;
+            v.with = Some(type_value(m)?);
+        }
+        "serialize_with" => {
+            v.serialize_with = true;
+            m.skip()?;
+        }
+        _ => m.skip()?,
+    }
+    Ok(())
 }
 
 /// The field a `#[serde(transparent)]` struct stands for, as serde picks it for
@@ -416,6 +337,9 @@ pub fn field_name(
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
+    use super::items::{flat_items, read_as};
     use super::*;
 
     #[test]
@@ -477,5 +401,112 @@ mod tests {
         let attrs = field(&f.attrs).unwrap();
         assert_eq!(attrs.rename.as_deref(), Some("b"));
         assert!(!attrs.default.is_none());
+    }
+
+    /// What `read` makes of `attrs`, against what syn's parser alone makes of them: the
+    /// value, or the error with where it points.
+    fn agree<T: Default + std::fmt::Debug>(
+        attrs: &[Attribute],
+        apply: fn(&mut T, &str, &Item<'_>) -> syn::Result<()>,
+    ) {
+        let seen = |r: syn::Result<T>| {
+            r.map(|t| format!("{t:?}"))
+                .map_err(|e| (e.to_string(), e.span().start(), e.span().end()))
+        };
+        assert_eq!(seen(read(attrs, apply)), seen(read_as(attrs, false, apply)));
+    }
+
+    fn check(lists: &str) {
+        let text = format!("{lists} struct S {{ {lists} x: u8 }} {lists} enum E {{ {lists} A }}");
+        let file = crate::syntax::parse_file(&text).unwrap();
+        let [syn::Item::Struct(s), syn::Item::Enum(e)] = &file.items[..] else {
+            panic!("{text}");
+        };
+        agree(&s.attrs, container_item);
+        agree(&s.fields.iter().next().unwrap().attrs, field_item);
+        agree(&e.attrs, container_item);
+        agree(&e.variants[0].attrs, variant_item);
+    }
+
+    const NAMES: &[&str] = &[
+        "rename",
+        "rename_all",
+        "default",
+        "skip",
+        "skip_serializing",
+        "skip_deserializing",
+        "skip_serializing_if",
+        "flatten",
+        "with",
+        "serialize_with",
+        "tag",
+        "untagged",
+        "transparent",
+        "deny_unknown_fields",
+        "from",
+        "into",
+        "unknown",
+        "r#rename",
+        "crate",
+    ];
+
+    const VALUES: &[&str] = &[
+        "",
+        "",
+        " = \"Option::is_none\"",
+        " = \"x\"",
+        " = \"camelCase\"",
+        " = \"a\\\"b\"",
+        " = \"Vec<u8>\"",
+        " = \"\"",
+        " = \"not a path\"",
+        " = \"x\"suffix",
+        " = r\"raw\"",
+        " = 5",
+        " = true",
+        "(deserialize = \"d\")",
+        " == \"x\"",
+    ];
+
+    fn list() -> impl Strategy<Value = String> {
+        let item =
+            (0..NAMES.len(), 0..VALUES.len()).prop_map(|(n, v)| NAMES[n].to_string() + VALUES[v]);
+        let sep = prop_oneof![8 => Just(", "), 1 => Just(" "), 1 => Just(",, ")];
+        (
+            prop_oneof![4 => Just("serde"), 1 => Just("schemars")],
+            prop::collection::vec((item, sep), 0..4),
+            any::<bool>(),
+        )
+            .prop_map(|(path, items, trailing)| {
+                let mut inner: String = items.iter().map(|(i, s)| format!("{i}{s}")).collect();
+                if !trailing {
+                    inner.truncate(inner.trim_end_matches([',', ' ']).len());
+                }
+                format!("#[{path}({inner})]")
+            })
+    }
+
+    #[test]
+    fn kopium_lists_are_read_flat() {
+        let text = "#[serde(default, skip_serializing_if = \"Option::is_none\")] #[serde(rename = \"x\")] struct S;";
+        let file = crate::syntax::parse_file(text).unwrap();
+        let syn::Item::Struct(s) = &file.items[0] else {
+            panic!()
+        };
+        assert!(s.attrs.iter().all(|a| flat_items(a).is_some()));
+        let flat = read_as(&s.attrs, true, field_item).unwrap();
+        assert_eq!(flat.rename.as_deref(), Some("x"));
+        assert!(flat.skip_serializing_if.is_some() && !flat.default.is_none());
+        check(
+            "#[serde(default, skip_serializing_if = \"Option::is_none\")] #[serde(rename = \"x\")]",
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn flat_lists_read_as_the_parser_reads_them(lists in prop::collection::vec(list(), 1..4)) {
+            check(&lists.concat());
+        }
     }
 }
