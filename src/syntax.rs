@@ -103,13 +103,15 @@ pub fn parse_file(text: &str) -> syn::Result<syn::File> {
     syn::parse2(tokens(file_body(text))?)
 }
 
-/// [`parse_file`] for readers that take doc comments only by their value (`generate
-/// crds`): each `/// text` reaches the lexer as the attribute it stands for, written as a
-/// raw string, `#[doc = r" text"]`. The lexer writes a doc comment as an escaped string
-/// literal, and syn unescapes it three times (to peek, to parse, for its value): on a
-/// kopium-style file, mostly doc comments, this saves a tenth of `generate crds`. The same
-/// tree but for how the literals are spelled; each replacement starts where its comment
-/// did and ends its line, so every other token keeps its line and column.
+/// [`parse_file`] for readers that take doc comments only by their value, through
+/// [`crate::crd::attrs::doc_string`] (`generate crds`): each `/// text` reaches the lexer
+/// as the attribute it stands for, written as a raw string, `#[doc = r" text"]`, and a
+/// comment of several lines as one attribute whose text is kept aside ([`doc_lines`]).
+/// The lexer writes a doc comment as an escaped string literal, and syn unescapes it
+/// three times (to peek, to parse, for its value): on a kopium-style file, mostly doc
+/// comments, this saves a tenth of `generate crds`. The same tree but for how the doc
+/// attributes are spelled; each replacement starts where its comment did and ends its
+/// last line, so every other token keeps its line and column.
 #[allow(clippy::disallowed_methods)] // the checked entry point
 pub fn parse_file_raw_docs(text: &str) -> syn::Result<syn::File> {
     syn::parse2(tokens(&raw_docs(file_body(text)))?)

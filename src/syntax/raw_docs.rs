@@ -1,10 +1,11 @@
 //! Doc comments as the lexer would read them, written so that it reads them faster: each
 //! `///` comment becomes a doc attribute holding a raw string (which syn need not
-//! unescape), and the lines of one comment become one attribute ([`doc_lines`]). The scan
-//! skips string and character literals and block comments as the lexer does.
+//! unescape), and the lines of one comment become one attribute that holds only a number,
+//! the comment's text being kept aside ([`doc_lines`]). The scan skips string and
+//! character literals and block comments as the lexer does.
 
 use std::borrow::Cow;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use proc_macro2::{TokenStream, TokenTree};
 
@@ -13,8 +14,9 @@ use proc_macro2::{TokenStream, TokenTree};
 /// lexer does. A comment with a carriage return is left for the lexer (which refuses a
 /// bare one and drops the one before a newline). A comment of several lines, each right
 /// below the one before, becomes one attribute that [`doc_lines`] reads: kopium's types
-/// are mostly such comments, and each attribute is lexed, checked and parsed on its own.
-/// The attribute keeps the comment's line breaks, so every line keeps its number.
+/// are mostly such comments, and each attribute is lexed, checked and parsed on its own,
+/// its text copied at each step. The attribute is followed by the comment's line breaks,
+/// so every line keeps its number.
 pub(super) fn raw_docs(text: &str) -> Cow<'_, str> {
     let b = text.as_bytes();
     let mut out = String::new();
@@ -80,46 +82,50 @@ fn doc_comment_below(text: &str, end: usize) -> Option<(&str, usize)> {
 /// `#[doc = r"doc"]`, with as many `#` around the raw string as `doc` needs.
 fn doc_attribute(out: &mut String, doc: &str) {
     out.push_str("#[doc = ");
-    raw_string(out, &[doc]);
+    raw_string(out, doc);
     out.push(']');
 }
 
-/// `#[doc(<marker> = r"line\nline")]`: the lines of one doc comment, which [`doc_lines`]
-/// reads back.
+/// `#[doc(<marker> = <number>)]` and the comment's line breaks: the lines of one doc
+/// comment, kept aside under that number for [`doc_lines`].
 fn doc_lines_attribute(out: &mut String, lines: &[&str]) {
+    let number = {
+        let mut kept = KEPT_DOCS.lock().unwrap_or_else(|e| e.into_inner());
+        kept.push(lines.join("\n").into());
+        kept.len() - 1
+    };
     out.push_str("#[doc(");
     out.push_str(doc_lines_marker());
     out.push_str(" = ");
-    raw_string(out, lines);
+    out.push_str(&number.to_string());
     out.push_str(")]");
+    for _ in 1..lines.len() {
+        out.push('\n');
+    }
 }
 
-/// `lines`, joined by `\n`, as a raw string literal with as many `#` as it needs. Written
-/// piece by piece: on a kopium-style file this is most of the text.
-fn raw_string(out: &mut String, lines: &[&str]) {
-    let hashes = "#".repeat(raw_hashes(lines));
+/// The text of the comments [`doc_lines_attribute`] wrote, by number. Kept for the life
+/// of the process: a command reads each file once.
+static KEPT_DOCS: Mutex<Vec<Box<str>>> = Mutex::new(Vec::new());
+
+/// `doc` as a raw string literal with as many `#` as it needs.
+fn raw_string(out: &mut String, doc: &str) {
+    let hashes = "#".repeat(raw_hashes(doc));
     out.push('r');
     out.push_str(&hashes);
     out.push('"');
-    for (i, line) in lines.iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        out.push_str(line);
-    }
+    out.push_str(doc);
     out.push('"');
     out.push_str(&hashes);
 }
 
-/// How many `#` a raw string holding `lines` needs: one more than the longest run of them
+/// How many `#` a raw string holding `doc` needs: one more than the longest run of them
 /// after a quote, none without a quote.
-fn raw_hashes(lines: &[&str]) -> usize {
+fn raw_hashes(doc: &str) -> usize {
     let mut needed = 0;
-    for line in lines {
-        for (at, _) in line.match_indices('"') {
-            let run = line[at + 1..].bytes().take_while(|&c| c == b'#').count();
-            needed = needed.max(run + 1);
-        }
+    for (at, _) in doc.match_indices('"') {
+        let run = doc[at + 1..].bytes().take_while(|&c| c == b'#').count();
+        needed = needed.max(run + 1);
     }
     needed
 }
@@ -154,31 +160,15 @@ pub(super) fn doc_lines_of(tokens: TokenStream) -> Option<String> {
         (
             Some(TokenTree::Ident(marker)),
             Some(TokenTree::Punct(eq)),
-            Some(TokenTree::Literal(lit)),
+            Some(TokenTree::Literal(number)),
             None,
         ) if marker == doc_lines_marker() && eq.as_char() == '=' => {
-            let repr = lit.to_string();
-            match raw_string_contents(&repr) {
-                Some(text) => Some(text.to_string()),
-                None => match syn::Lit::new(lit) {
-                    syn::Lit::Str(text) => Some(text.value()),
-                    _ => None,
-                },
-            }
+            let number: usize = number.to_string().parse().ok()?;
+            let kept = KEPT_DOCS.lock().unwrap_or_else(|e| e.into_inner());
+            kept.get(number).map(|text| text.to_string())
         }
         _ => None,
     }
-}
-
-/// What the raw string literal `repr` (`r"..."`, `r#"..."#`, as [`raw_string`] writes it)
-/// holds: its text as it stands, since a raw string has no escapes.
-fn raw_string_contents(repr: &str) -> Option<&str> {
-    let hashed = repr.strip_prefix('r')?;
-    let hashes = hashed.len() - hashed.trim_start_matches('#').len();
-    hashed[hashes..]
-        .strip_prefix('"')?
-        .strip_suffix(&hashed[..hashes])?
-        .strip_suffix('"')
 }
 
 fn is_word_byte(c: u8) -> bool {
@@ -284,17 +274,11 @@ mod tests {
 
     #[test]
     fn a_raw_string_is_read_back_as_written() {
-        for lines in [&["a"][..], &["a \"b", "c"], &["x\"#", "\"##y"], &[""]] {
+        for doc in ["a", "a \"b", "x\"#", "\"##y", ""] {
             let mut repr = String::new();
-            raw_string(&mut repr, lines);
-            assert_eq!(
-                raw_string_contents(&repr),
-                Some(lines.join("\n").as_str()),
-                "{repr}"
-            );
-        }
-        for other in ["\"a\"", "r#\"a\"", "r\"a\"#", "b\"a\"", "r"] {
-            assert_eq!(raw_string_contents(other), None, "{other}");
+            raw_string(&mut repr, doc);
+            let lit: LitStr = syn::parse_str(&repr).expect(&repr);
+            assert_eq!(lit.value(), doc, "{repr}");
         }
     }
 
