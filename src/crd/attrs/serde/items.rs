@@ -96,8 +96,8 @@ impl Item<'_> {
                 let Text { text, span } = Self::flat_value(value, *span)?;
                 Ok((parse_path_str(text, *span)?, *span))
             }
-            Self::Nested(m) => {
-                let lit: LitStr = m.value()?.parse()?;
+            Self::Nested(_) => {
+                let lit = self.lit()?;
                 Ok((parse_lit_path(&lit)?, lit.span()))
             }
         }
@@ -122,9 +122,11 @@ impl Item<'_> {
         }
     }
 
+    /// A reader's own error: the parser's for a nested item. A flat reading that fails is
+    /// read again by the parser, which gives the error the user sees.
     pub(super) fn error(&self, msg: impl std::fmt::Display) -> syn::Error {
         match self {
-            Self::Flat { span, .. } => syn::Error::new(*span, msg),
+            Self::Flat { span, .. } => not_flat(*span),
             Self::Nested(m) => m.error(msg),
         }
     }
