@@ -34,8 +34,8 @@ use syn::LitStr;
 use syn::parse::Parse;
 
 mod raw_docs;
-pub use raw_docs::doc_lines;
 use raw_docs::raw_docs;
+pub use raw_docs::{doc_lines, is_kept_doc};
 
 /// The stack every command runs on. Only what is used is committed; the size is reserved.
 /// A debug build of syn uses at most about 1.6 KiB of stack per unit of [`MAX_COST`]
@@ -104,14 +104,13 @@ pub fn parse_file(text: &str) -> syn::Result<syn::File> {
 }
 
 /// [`parse_file`] for readers that take doc comments only by their value, through
-/// [`crate::crd::attrs::doc_string`] (`generate crds`): each `/// text` reaches the lexer
-/// as the attribute it stands for, written as a raw string, `#[doc = r" text"]`, and a
-/// comment of several lines as one attribute whose text is kept aside ([`doc_lines`]).
-/// The lexer writes a doc comment as an escaped string literal, and syn unescapes it
-/// three times (to peek, to parse, for its value): on a kopium-style file, mostly doc
-/// comments, this saves a tenth of `generate crds`. The same tree but for how the doc
-/// attributes are spelled; each replacement starts where its comment did and ends its
-/// last line, so every other token keeps its line and column.
+/// [`crate::crd::attrs::doc_string`] (`generate crds`): the lines of each `///` comment
+/// reach the lexer as one attribute that holds only a name, their text being kept aside
+/// ([`doc_lines`]). The lexer writes each line as an attribute with an escaped string
+/// literal, which syn copies and unescapes several times: on a kopium-style file, mostly
+/// doc comments, this saves a fifth of `generate crds`. The same tree but for the doc
+/// attributes; each replacement starts where its comment did and ends its last line, so
+/// every other token keeps its line and column.
 #[allow(clippy::disallowed_methods)] // the checked entry point
 pub fn parse_file_raw_docs(text: &str) -> syn::Result<syn::File> {
     syn::parse2(tokens(&raw_docs(file_body(text)))?)

@@ -556,9 +556,10 @@ impl<'i, 'a> Builder<'i, 'a> {
                 .attrs
                 .iter()
                 .filter(|a| {
-                    ["serde", "schemars", "doc", "validate"]
-                        .iter()
-                        .any(|k| a.path().is_ident(k))
+                    crate::syntax::is_kept_doc(a)
+                        || ["serde", "schemars", "doc", "validate"]
+                            .iter()
+                            .any(|k| a.path().is_ident(k))
                 })
                 .cloned()
                 .collect();

@@ -1,22 +1,20 @@
-//! Doc comments as the lexer would read them, written so that it reads them faster: each
-//! `///` comment becomes a doc attribute holding a raw string (which syn need not
-//! unescape), and the lines of one comment become one attribute that holds only a number,
-//! the comment's text being kept aside ([`doc_lines`]). The scan skips string and
-//! character literals and block comments as the lexer does.
+//! Doc comments as the lexer would read them, written so that it reads them faster: the
+//! lines of one `///` comment become one attribute that holds nothing but a name,
+//! `#[<marker><number>]`, the comment's text being kept aside under that number
+//! ([`doc_lines`]). The scan skips string and character literals and block comments as the
+//! lexer does.
 
 use std::borrow::Cow;
 use std::sync::{Mutex, OnceLock};
 
-use proc_macro2::{TokenStream, TokenTree};
-
-/// `text` with every outer line doc comment (`///`, not `////`) written as a doc attribute
-/// with a raw string, skipping string and character literals and block comments as the
-/// lexer does. A comment with a carriage return is left for the lexer (which refuses a
-/// bare one and drops the one before a newline). A comment of several lines, each right
-/// below the one before, becomes one attribute that [`doc_lines`] reads: kopium's types
-/// are mostly such comments, and each attribute is lexed, checked and parsed on its own,
-/// its text copied at each step. The attribute is followed by the comment's line breaks,
-/// so every line keeps its number.
+/// `text` with every outer line doc comment (`///`, not `////`) written as one attribute,
+/// skipping string and character literals and block comments as the lexer does. A comment
+/// with a carriage return is left for the lexer (which refuses a bare one and drops the one
+/// before a newline). The lines of a comment, each right below the one before, become one
+/// attribute: kopium's types are mostly such comments, and the lexer, the nesting check and
+/// syn each copy an attribute's tokens, which a doc attribute written out (`#[doc = "..."]`,
+/// one per line) has more of. The attribute is followed by the comment's line breaks, so
+/// every line keeps its number.
 pub(super) fn raw_docs(text: &str) -> Cow<'_, str> {
     let b = text.as_bytes();
     let mut out = String::new();
@@ -34,10 +32,7 @@ pub(super) fn raw_docs(text: &str) -> Cow<'_, str> {
                         last = end;
                     }
                     out.push_str(&text[copied..i]);
-                    match lines.as_slice() {
-                        [doc] => doc_attribute(&mut out, doc),
-                        _ => doc_lines_attribute(&mut out, &lines),
-                    }
+                    doc_attribute(&mut out, &lines);
                     copied = last;
                     last
                 } else {
@@ -79,96 +74,58 @@ fn doc_comment_below(text: &str, end: usize) -> Option<(&str, usize)> {
     doc_comment(&text[start..end]).map(|doc| (doc, end))
 }
 
-/// `#[doc = r"doc"]`, with as many `#` around the raw string as `doc` needs.
-fn doc_attribute(out: &mut String, doc: &str) {
-    out.push_str("#[doc = ");
-    raw_string(out, doc);
-    out.push(']');
-}
-
-/// `#[doc(<marker> = <number>)]` and the comment's line breaks: the lines of one doc
-/// comment, kept aside under that number for [`doc_lines`].
-fn doc_lines_attribute(out: &mut String, lines: &[&str]) {
+/// `#[<marker><number>]` and the comment's line breaks: the lines of one doc comment,
+/// kept aside under that number for [`doc_lines`].
+fn doc_attribute(out: &mut String, lines: &[&str]) {
     let number = {
         let mut kept = KEPT_DOCS.lock().unwrap_or_else(|e| e.into_inner());
         kept.push(lines.join("\n").into());
         kept.len() - 1
     };
-    out.push_str("#[doc(");
-    out.push_str(doc_lines_marker());
-    out.push_str(" = ");
+    out.push_str("#[");
+    out.push_str(doc_marker());
     out.push_str(&number.to_string());
-    out.push_str(")]");
+    out.push(']');
     for _ in 1..lines.len() {
         out.push('\n');
     }
 }
 
-/// The text of the comments [`doc_lines_attribute`] wrote, by number. Kept for the life
-/// of the process: a command reads each file once.
+/// The text of the comments [`doc_attribute`] wrote, by number. Kept for the life of the
+/// process: a command reads each file once.
 static KEPT_DOCS: Mutex<Vec<Box<str>>> = Mutex::new(Vec::new());
 
-/// `doc` as a raw string literal with as many `#` as it needs.
-fn raw_string(out: &mut String, doc: &str) {
-    let hashes = "#".repeat(raw_hashes(doc));
-    out.push('r');
-    out.push_str(&hashes);
-    out.push('"');
-    out.push_str(doc);
-    out.push('"');
-    out.push_str(&hashes);
-}
-
-/// How many `#` a raw string holding `doc` needs: one more than the longest run of them
-/// after a quote, none without a quote.
-fn raw_hashes(doc: &str) -> usize {
-    let mut needed = 0;
-    for (at, _) in doc.match_indices('"') {
-        let run = doc[at + 1..].bytes().take_while(|&c| c == b'#').count();
-        needed = needed.max(run + 1);
-    }
-    needed
-}
-
-/// The name in the attributes [`raw_docs`] writes for comments of several lines: random
-/// for each process, so that no attribute of a user's can be taken for one.
-fn doc_lines_marker() -> &'static str {
+/// How the name of each attribute [`raw_docs`] writes begins: random for each process, so
+/// that no attribute of a user's can be taken for one.
+fn doc_marker() -> &'static str {
     static MARKER: OnceLock<String> = OnceLock::new();
     MARKER.get_or_init(|| {
         use std::hash::{BuildHasher, RandomState};
         let random = RandomState::new().hash_one(std::process::id());
-        format!("__rsbuilder_doc_lines_{random:016x}")
+        format!("__rsbuilder_doc_{random:016x}_")
     })
 }
 
-/// The text of a doc comment of several lines (its lines joined by `\n`, each as the
-/// attribute of its own line would hold it) when `attr` is the one attribute
-/// [`super::parse_file_raw_docs`] wrote for it.
+/// The text of a doc comment (its lines joined by `\n`, each as a `#[doc]` attribute of
+/// its own line would hold it) when `attr` is the attribute [`super::parse_file_raw_docs`]
+/// wrote for it.
 pub fn doc_lines(attr: &syn::Attribute) -> Option<String> {
-    let syn::Meta::List(list) = &attr.meta else {
-        return None;
-    };
-    if !list.path.is_ident("doc") {
-        return None;
-    }
-    doc_lines_of(list.tokens.clone())
+    let number = kept_number(attr)?;
+    let kept = KEPT_DOCS.lock().unwrap_or_else(|e| e.into_inner());
+    kept.get(number).map(|text| text.to_string())
 }
 
-pub(super) fn doc_lines_of(tokens: TokenStream) -> Option<String> {
-    let mut tokens = tokens.into_iter();
-    match (tokens.next(), tokens.next(), tokens.next(), tokens.next()) {
-        (
-            Some(TokenTree::Ident(marker)),
-            Some(TokenTree::Punct(eq)),
-            Some(TokenTree::Literal(number)),
-            None,
-        ) if marker == doc_lines_marker() && eq.as_char() == '=' => {
-            let number: usize = number.to_string().parse().ok()?;
-            let kept = KEPT_DOCS.lock().unwrap_or_else(|e| e.into_inner());
-            kept.get(number).map(|text| text.to_string())
-        }
-        _ => None,
-    }
+/// Whether `attr` is a doc comment [`super::parse_file_raw_docs`] wrote as an attribute.
+pub fn is_kept_doc(attr: &syn::Attribute) -> bool {
+    kept_number(attr).is_some()
+}
+
+fn kept_number(attr: &syn::Attribute) -> Option<usize> {
+    let syn::Meta::Path(path) = &attr.meta else {
+        return None;
+    };
+    let name = path.get_ident()?.to_string();
+    name.strip_prefix(doc_marker())?.parse().ok()
 }
 
 fn is_word_byte(c: u8) -> bool {
@@ -270,17 +227,8 @@ fn block_comment_end(b: &[u8], mut i: usize) -> usize {
 mod tests {
     use super::super::{parse_file, parse_file_raw_docs};
     use super::*;
+    use proc_macro2::{TokenStream, TokenTree};
     use syn::LitStr;
-
-    #[test]
-    fn a_raw_string_is_read_back_as_written() {
-        for doc in ["a", "a \"b", "x\"#", "\"##y", ""] {
-            let mut repr = String::new();
-            raw_string(&mut repr, doc);
-            let lit: LitStr = syn::parse_str(&repr).expect(&repr);
-            assert_eq!(lit.value(), doc, "{repr}");
-        }
-    }
 
     /// The tokens of `file` with their starting line and column, doc attributes as the
     /// value of their string: what `parse_file_raw_docs` must keep. The place of a doc
@@ -289,11 +237,11 @@ mod tests {
         fn walk(stream: TokenStream, out: &mut Vec<(String, Option<(usize, usize)>)>) {
             let trees: Vec<TokenTree> = stream.into_iter().collect();
             for (i, tree) in trees.iter().enumerate() {
-                // A doc attribute's lines: one, or those of a comment written as one.
+                // A doc attribute's lines: one as the lexer writes it, or those of a
+                // comment as `raw_docs` writes it.
                 let doc = |t: &TokenTree| {
                     let TokenTree::Group(g) = t else { return None };
-                    let inner: Vec<TokenTree> = g.stream().into_iter().collect();
-                    match inner.as_slice() {
+                    match g.stream().into_iter().collect::<Vec<_>>().as_slice() {
                         [
                             TokenTree::Ident(d),
                             TokenTree::Punct(e),
@@ -303,8 +251,14 @@ mod tests {
                                 syn::parse2(TokenTree::Literal(l.clone()).into()).ok()?;
                             Some(vec![lit.value()])
                         }
-                        [TokenTree::Ident(d), TokenTree::Group(list)] if d == "doc" => {
-                            let text = doc_lines_of(list.stream())?;
+                        [TokenTree::Ident(name)] => {
+                            let attr = syn::Attribute {
+                                pound_token: Default::default(),
+                                style: syn::AttrStyle::Outer,
+                                bracket_token: Default::default(),
+                                meta: syn::Meta::Path(name.clone().into()),
+                            };
+                            let text = doc_lines(&attr)?;
                             Some(text.split('\n').map(str::to_string).collect())
                         }
                         _ => None,
@@ -383,7 +337,7 @@ mod tests {
     fn a_comment_of_several_lines_is_one_attribute_that_keeps_its_lines() {
         let text = "/// a \"#\n  /// b\n\t///\nstruct S;\n/// c\n\n/// d\nstruct T;";
         let out = raw_docs(text);
-        assert_eq!(out.matches("#[doc").count(), 3, "{out}");
+        assert_eq!(out.matches(doc_marker()).count(), 3, "{out}");
         assert_eq!(out.lines().count(), text.lines().count(), "{out}");
         let file = parse_file_raw_docs(text).unwrap();
         let docs: Vec<Option<String>> = file
@@ -394,10 +348,10 @@ mod tests {
                 _ => None,
             })
             .collect();
-        assert_eq!(docs, [Some(" a \"#\n b\n".into()), None]);
+        assert_eq!(docs, [Some(" a \"#\n b\n".into()), Some(" c".into())]);
         // An attribute of the user's that looks like one is not read as one.
-        let forged = format!("#[doc({} = \"x\")] struct S;", "__rsbuilder_doc_lines_0");
-        let file = parse_file_raw_docs(&forged).unwrap();
+        let forged = "#[__rsbuilder_doc_0123456789abcdef_0] struct S;";
+        let file = parse_file_raw_docs(forged).unwrap();
         let syn::Item::Struct(s) = &file.items[0] else {
             panic!("a struct")
         };
@@ -409,9 +363,13 @@ mod tests {
         assert!(parse_file("/// bare \r carriage return\nstruct S;").is_err());
         assert!(parse_file_raw_docs("/// bare \r carriage return\nstruct S;").is_err());
         assert_eq!(raw_docs("struct S; // no doc\n"), "struct S; // no doc\n");
+        // A comment that documents nothing is refused as the lexer's attribute is.
+        let dangling = "struct S;\n/// at the end";
+        let (plain, raw) = (parse_file(dangling), parse_file_raw_docs(dangling));
+        assert!(plain.is_err());
         assert_eq!(
-            raw_docs("struct S;\n/// at the end"),
-            "struct S;\n#[doc = r\" at the end\"]"
+            plain.map_err(|e| e.to_string()).err(),
+            raw.map_err(|e| e.to_string()).err()
         );
     }
 }

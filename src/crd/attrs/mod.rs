@@ -32,10 +32,13 @@ pub fn doc_string(attrs: &[Attribute]) -> Result<Option<String>, Unsupported> {
         };
         doc.push_str(line.strip_prefix(' ').unwrap_or(line));
     };
-    for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
+    for attr in attrs {
         if let Some(text) = crate::syntax::doc_lines(attr) {
-            // A doc comment of several lines, read as one attribute.
+            // A doc comment, its lines read as one attribute.
             text.split('\n').for_each(&mut push);
+            continue;
+        }
+        if !attr.path().is_ident("doc") {
             continue;
         }
         let Ok(nv) = attr.meta.require_name_value() else {
