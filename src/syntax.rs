@@ -33,6 +33,7 @@ use proc_macro2::{Delimiter, Spacing, Span, TokenStream, TokenTree};
 use syn::LitStr;
 use syn::parse::Parse;
 
+mod lex;
 mod raw_docs;
 use raw_docs::raw_docs;
 pub use raw_docs::{doc_lines, is_kept_doc};

@@ -7,6 +7,8 @@
 use std::borrow::Cow;
 use std::sync::{Mutex, OnceLock};
 
+use super::lex::{block_comment_end, line_end, quote_end, string_end, word_end};
+
 /// `text` with every outer line doc comment (`///`, not `////`) written as one attribute,
 /// skipping string and character literals and block comments as the lexer does. A comment
 /// with a carriage return is left for the lexer (which refuses a bare one and drops the one
@@ -42,7 +44,7 @@ pub(super) fn raw_docs(text: &str) -> Cow<'_, str> {
             b'/' if b.get(i + 1) == Some(&b'*') => block_comment_end(b, i),
             b'"' => string_end(b, i + 1),
             b'\'' => quote_end(text, i),
-            c if is_word_byte(c) => word_end(text, i),
+            c if is_word_byte(c) => word_end(text, i, is_word_byte),
             _ => i + 1,
         };
     }
@@ -51,10 +53,6 @@ pub(super) fn raw_docs(text: &str) -> Cow<'_, str> {
     }
     out.push_str(&text[copied..]);
     Cow::Owned(out)
-}
-
-fn line_end(text: &str, i: usize) -> usize {
-    text[i..].find('\n').map_or(text.len(), |n| i + n)
 }
 
 /// The text of an outer line doc comment the lexer would accept, from its `///` to the end
@@ -130,96 +128,6 @@ fn kept_number(attr: &syn::Attribute) -> Option<usize> {
 
 fn is_word_byte(c: u8) -> bool {
     c == b'_' || c.is_ascii_alphanumeric() || !c.is_ascii()
-}
-
-/// Past the identifier, keyword or number at `i`, and past the literal it prefixes when it
-/// is one (`r"..."`, `r#"..."#`, `b"..."`, `b'.'`, `br"..."`, `c"..."`, `cr"..."`).
-fn word_end(text: &str, i: usize) -> usize {
-    let b = text.as_bytes();
-    let mut end = i;
-    while end < b.len() && is_word_byte(b[end]) {
-        end += 1;
-    }
-    match (&text[i..end], b.get(end)) {
-        ("r" | "br" | "cr", Some(b'"' | b'#')) => raw_string_end(b, end).unwrap_or(end),
-        ("b" | "c", Some(b'"')) => string_end(b, end + 1),
-        ("b", Some(b'\'')) => quote_end(text, end),
-        _ => end,
-    }
-}
-
-/// Past the raw string whose hashes or quote start at `i`; `None` when there is none
-/// (`r#ident`).
-fn raw_string_end(b: &[u8], i: usize) -> Option<usize> {
-    let hashes = b[i..].iter().take_while(|&&c| c == b'#').count();
-    if b.get(i + hashes) != Some(&b'"') {
-        return None;
-    }
-    let mut j = i + hashes + 1;
-    while j < b.len() {
-        if b[j] == b'"'
-            && b[j + 1..]
-                .iter()
-                .take(hashes)
-                .filter(|&&c| c == b'#')
-                .count()
-                == hashes
-        {
-            return Some(j + 1 + hashes);
-        }
-        j += 1;
-    }
-    Some(b.len())
-}
-
-/// Past the closing quote of the string whose contents start at `i`.
-fn string_end(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 2,
-            b'"' => return i + 1,
-            _ => i += 1,
-        }
-    }
-    b.len()
-}
-
-/// Past the character literal at `i` (`'x'`, `'\''`, `'\u{..}'`), or past the quote of a
-/// lifetime or label (`'a`).
-fn quote_end(text: &str, i: usize) -> usize {
-    let mut chars = text[i + 1..].chars();
-    match chars.next() {
-        Some('\\') => {
-            let escaped = i + 2 + chars.next().map_or(0, char::len_utf8);
-            text[escaped..]
-                .find('\'')
-                .map_or(text.len(), |n| escaped + n + 1)
-        }
-        Some(c) if chars.next() == Some('\'') => i + 1 + c.len_utf8() + 1,
-        _ => i + 1,
-    }
-}
-
-/// Past the block comment at `i`, comments nested in it included.
-fn block_comment_end(b: &[u8], mut i: usize) -> usize {
-    let mut depth = 0usize;
-    while i < b.len() {
-        match (b[i], b.get(i + 1)) {
-            (b'/', Some(b'*')) => {
-                depth += 1;
-                i += 2;
-            }
-            (b'*', Some(b'/')) => {
-                depth -= 1;
-                i += 2;
-                if depth == 0 {
-                    return i;
-                }
-            }
-            _ => i += 1,
-        }
-    }
-    b.len()
 }
 
 #[cfg(test)]
@@ -327,6 +235,9 @@ mod tests {
             "/// one\n/// two \"# \"##\n\t  ///three\n///\n/// five\nstruct S;",
             "/// one\n\n/// after a blank line\n//// not a doc\n/// again\n/// crlf\r\nstruct S;",
             "struct S { /// a\n    /// b\n    x: u8, /// c\n    /// d\n    y: u8 }",
+            // A literal's suffix is read with it: `'x'r` and `"a"r`, then no raw strings.
+            "m!('x'r#\"a\" \"#\" \"\n/// in a string\n\");\nstruct S;",
+            "m!(\"a\"r#\"b\" \"#\" \"\n/// in a string\n\");\nstruct S;",
         ];
         for text in tricky {
             same_with_raw_docs(text);
