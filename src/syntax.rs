@@ -58,10 +58,9 @@ pub fn parse_file(text: &str) -> syn::Result<syn::File> {
 /// [`crate::crd::attrs::doc_string`] (`generate crds`): the lines of each `///` comment
 /// reach the lexer as one attribute that holds only a name, their text being kept aside
 /// ([`doc_lines`]). The lexer writes each line as an attribute with an escaped string
-/// literal, which syn copies and unescapes several times: on a kopium-style file, mostly
-/// doc comments, this saves a fifth of `generate crds`. The same tree but for the doc
-/// attributes; each replacement starts where its comment did and ends its last line, so
-/// every other token keeps its line and column.
+/// literal, which syn copies and unescapes several times; a kopium-style file is mostly
+/// doc comments. The same tree but for the doc attributes; each replacement starts where
+/// its comment did and ends its last line, so every other token keeps its line and column.
 #[allow(clippy::disallowed_methods)] // the checked entry point
 pub fn parse_file_raw_docs(text: &str) -> syn::Result<syn::File> {
     syn::parse2(tokens(&raw_docs(file_body(text)))?)
