@@ -26,7 +26,9 @@ use super::defaults::Defaults;
 use super::diagnostics::{Diagnostic, Unsupported, span_of};
 use super::model::{TypeItem, derives};
 use super::resolve::{ItemRef, MAX_TYPE_NESTING, Resolver, Shape, bindings_of};
-use super::typeops::{Op, Slot, Wrapper, apply, with_option_slot, with_slot, with_slot2};
+use super::typeops::{
+    Op, Slot, Wrapper, apply, with_option_slot, with_slot, with_slot2, with_stand_in,
+};
 
 impl<'i, 'a> Builder<'i, 'a> {
     /// The literal schema of a `#[schemars(schema_with = "f")]` (`Some(None)` without one;
@@ -179,6 +181,9 @@ impl<'i, 'a> Builder<'i, 'a> {
                 let non_optional = self.non_optional_for(inner, op)?;
                 let g = &mut self.generator;
                 let f = w.apply();
+                if w.places_whole() {
+                    return Some(with_stand_in(s, non_optional, || f(op, g)));
+                }
                 Some(with_option_slot(s, non_optional, || f(op, g)))
             }
             Shape::Map(w, key, value) => {

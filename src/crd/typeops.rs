@@ -128,6 +128,69 @@ pub fn with_option_slot(
     fill_slot(schema, non_optional, true, f)
 }
 
+/// Runs `f` with a stand-in in the slot, then puts `schema` where the impl placed the
+/// stand-in: for the [`Wrapper`]s that place their parameter's schema whole without
+/// looking into it ([`Wrapper::places_whole`]). Their impls build their schema with
+/// `json_schema!`, which serializes every value it is given, so the parameter's schema
+/// itself would be copied once more at every `Vec` or map of a deep tree of types.
+pub fn with_stand_in(
+    schema: Schema,
+    non_optional: Option<Schema>,
+    f: impl FnOnce() -> Schema,
+) -> Schema {
+    let mut out = fill_slot(stand_in(), non_optional, false, f);
+    if is_stand_in(out.as_value()) {
+        return schema;
+    }
+    let mut places = Vec::new();
+    if let Some(object) = out.as_object_mut() {
+        stand_ins(object.values_mut(), &mut places);
+    }
+    // The impl may place its parameter more than once: all places but the last get a copy.
+    let mut schema = Some(schema.to_value());
+    let last = places.len().saturating_sub(1);
+    for (i, place) in places.into_iter().enumerate() {
+        *place = if i == last {
+            schema.take().unwrap_or_default()
+        } else {
+            schema.clone().unwrap_or_default()
+        };
+    }
+    out
+}
+
+/// What [`with_stand_in`] puts in the slot: a schema no impl writes itself.
+fn stand_in() -> Schema {
+    let mut schema = Schema::default();
+    schema.insert(STAND_IN.to_string(), true.into());
+    schema
+}
+
+const STAND_IN: &str = "x-rsbuilder-stand-in";
+
+fn is_stand_in(value: &serde_json::Value) -> bool {
+    value
+        .as_object()
+        .is_some_and(|o| o.len() == 1 && o.contains_key(STAND_IN))
+}
+
+fn stand_ins<'v>(
+    values: impl Iterator<Item = &'v mut serde_json::Value>,
+    out: &mut Vec<&'v mut serde_json::Value>,
+) {
+    for value in values {
+        if is_stand_in(value) {
+            out.push(value);
+            continue;
+        }
+        match value {
+            serde_json::Value::Object(object) => stand_ins(object.values_mut(), out),
+            serde_json::Value::Array(array) => stand_ins(array.iter_mut(), out),
+            _ => {}
+        }
+    }
+}
+
 fn fill_slot(
     schema: Schema,
     non_optional: Option<Schema>,
@@ -211,6 +274,20 @@ impl Wrapper {
             Self::BTreeMap => apply::<BTreeMap<String, Slot>>,
             Self::HashMap => apply::<HashMap<String, Slot>>,
         }
+    }
+
+    /// Sequences, sets and maps with string keys: their schemars impl places `T`'s schema
+    /// in its own without looking into it ([`with_stand_in`]).
+    pub fn places_whole(self) -> bool {
+        matches!(
+            self,
+            Self::Vec
+                | Self::VecDeque
+                | Self::BTreeSet
+                | Self::HashSet
+                | Self::BTreeMap
+                | Self::HashMap
+        )
     }
 
     /// Pointer-like types whose schemars impl forwards everything to `T`.
@@ -390,6 +467,20 @@ mod tests {
         assert_eq!(real, opt);
     }
 
+    const OPS: [Op; 4] = [
+        Op::Subschema,
+        Op::NonOptional,
+        Op::Flatten { required: true },
+        Op::Flatten { required: false },
+    ];
+
+    const WRAPPERS: [Wrapper; 11] = {
+        use Wrapper::*;
+        [
+            Option, Vec, VecDeque, Box, Arc, Rc, Cow, BTreeSet, HashSet, BTreeMap, HashMap,
+        ]
+    };
+
     /// `with_option_slot` moves the schema out of the slot: right only for impls that read
     /// their parameter once. Each wrapper, for each op, must give what copying gives.
     #[test]
@@ -399,21 +490,9 @@ mod tests {
             .into_generator();
         let inner = g.subschema_for::<Option<BTreeMap<String, Vec<u8>>>>();
         let non_optional = g.subschema_for::<BTreeMap<String, Vec<u8>>>();
-        let ops = [
-            Op::Subschema,
-            Op::NonOptional,
-            Op::Flatten { required: true },
-            Op::Flatten { required: false },
-        ];
-        let wrappers = {
-            use Wrapper::*;
-            [
-                Option, Vec, VecDeque, Box, Arc, Rc, Cow, BTreeSet, HashSet, BTreeMap, HashMap,
-            ]
-        };
-        let impls = wrappers.iter().map(|w| (format!("{w:?}"), w.apply()));
+        let impls = WRAPPERS.iter().map(|w| (format!("{w:?}"), w.apply()));
         for (name, f) in impls.chain([("Slot".to_string(), apply::<Slot> as ApplyFn)]) {
-            for op in ops {
+            for op in OPS {
                 for non_optional in [None, Some(non_optional.clone())] {
                     let copied =
                         fill_slot(inner.clone(), non_optional.clone(), false, || f(op, &mut g));
@@ -422,5 +501,36 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `with_stand_in` puts the schema where the impl placed the stand-in: right only for
+    /// impls that do not look into their parameter's schema. Each wrapper that is given
+    /// one, for each op, must give what copying gives; an impl that places it twice, or
+    /// returns it as it is, gets the schema at each place.
+    #[test]
+    fn stand_ins_give_what_copying_gives() {
+        let mut g = crate::crd::transforms::generator();
+        let inner = g.subschema_for::<Option<BTreeMap<String, Vec<u8>>>>();
+        let mut given = 0;
+        for w in WRAPPERS.into_iter().filter(|w| w.places_whole()) {
+            for op in OPS {
+                let copied = with_slot(inner.clone(), || w.apply()(op, &mut g));
+                let stood = with_stand_in(inner.clone(), None, || w.apply()(op, &mut g));
+                assert_eq!(stood, copied, "{w:?} {op:?}");
+                given += 1;
+            }
+        }
+        assert_eq!(given, 6 * OPS.len());
+        let twice = with_stand_in(
+            inner.clone(),
+            None,
+            || schemars::json_schema!({"anyOf": [Slot::json_schema(&mut g), Slot::json_schema(&mut g)]}),
+        );
+        assert_eq!(
+            twice.get("anyOf"),
+            Some(&serde_json::json!([inner.clone(), inner.clone()]))
+        );
+        let itself = with_stand_in(inner.clone(), None, || Slot::json_schema(&mut g));
+        assert_eq!(itself, inner);
     }
 }
