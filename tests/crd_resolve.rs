@@ -116,3 +116,36 @@ fn a_path_dependency_gives_types_and_no_warnings() {
     );
     assert!(generated.warnings.is_empty(), "{:?}", generated.warnings);
 }
+
+/// Where a name leads depends on the module it is written in: `Option` is the prelude's in
+/// one module and a struct of the sources in the other. The resolver remembers where paths
+/// outside the sources lead; it must not carry that from one module to the other, in
+/// either order.
+#[test]
+fn a_name_leads_where_its_module_says() {
+    let thing = |first: &str, second: &str| {
+        format!(
+            "use kube::CustomResource;\nuse schemars::JsonSchema;\nuse serde::{{Deserialize, Serialize}};\n\
+             #[derive(CustomResource, Clone, Debug, Deserialize, Serialize, JsonSchema)]\n\
+             #[kube(group = \"t.example.com\", version = \"v1\", kind = \"Thing\")]\n\
+             pub struct ThingSpec {{ {first}, {second} }}\n\
+             pub mod own {{\n\
+                 use schemars::JsonSchema;\nuse serde::{{Deserialize, Serialize}};\n\
+                 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct Option {{ pub x: u8 }}\n\
+                 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]\npub struct Holder {{ pub o: Option }}\n\
+             }}\n"
+        )
+    };
+    let (prelude, own) = ("pub a: Option<u8>", "pub b: own::Holder");
+    for text in [thing(prelude, own), thing(own, prelude)] {
+        let out = generate(&[SourceFile {
+            path: PathBuf::from("src/lib.rs"),
+            text,
+        }])
+        .map_err(|d| d.to_string())
+        .expect("both fields resolve");
+        let yaml = &out["t.example.com_things.yaml"];
+        assert!(yaml.contains("nullable: true"), "{yaml}");
+        assert!(yaml.contains("x:\n"), "`own::Option` is the struct: {yaml}");
+    }
+}

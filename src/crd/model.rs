@@ -2,7 +2,8 @@
 //! `use` imports and the facts the schema builder needs (derives, manual impls).
 //! Built once per run by [`Index::build`]; read-only afterwards.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use proc_macro2::Span;
@@ -94,7 +95,13 @@ pub struct Index<'a> {
     pub refusals: Vec<Diagnostic>,
     /// A span inside each file (of its first item), to tell which file a span is in.
     probes: Vec<Option<Span>>,
+    /// Where paths that lead outside the sources lead, by module, path and depth (the
+    /// resolver's memo: see `resolve::Resolver::resolve_fresh`).
+    pub outside: RefCell<HashMap<PathAt, String>>,
 }
+
+/// A path as written in a module, at a depth of resolution.
+pub type PathAt = (Vec<String>, Vec<String>, usize);
 
 impl<'a> Index<'a> {
     /// Indexes cfg-stripped files (see `modules::place`); `undecided` are the modules
@@ -115,6 +122,7 @@ impl<'a> Index<'a> {
                 .iter()
                 .map(|f| f.ast.items.first().map(span_of))
                 .collect(),
+            outside: RefCell::default(),
         };
         let macros = local_macros(files);
         for (i, f) in files.iter().enumerate() {

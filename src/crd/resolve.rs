@@ -267,8 +267,7 @@ impl<'i, 'a> Resolver<'i, 'a> {
         {
             return Ok(Shape::Prim(p));
         }
-        self.seen.borrow_mut().clear();
-        match self.resolve_path(module, &segs, depth) {
+        match self.resolve_fresh(module, &segs, depth) {
             Target::Local(item) => self.instantiate(module, item, &generic_args, named, depth),
             Target::Missing(p) => {
                 Err(named.refuse(format!("`{p}` was not found in the given sources")))
@@ -487,6 +486,23 @@ impl<'i, 'a> Resolver<'i, 'a> {
         self.index
             .module(module)
             .is_some_and(|m| m.types.contains_key(name) || m.uses.contains_key(name))
+    }
+
+    /// [`Self::resolve_path`] from a fresh start, remembering where paths outside the
+    /// sources lead: those are the paths tried every way into the sources first, and
+    /// kopium-style sources name `Option`, `Vec` and `String` in nearly every field. From a
+    /// fresh start, where a path leads depends only on the module, the path and the depth.
+    fn resolve_fresh(&self, module: &[String], segs: &[String], depth: usize) -> Target<'a> {
+        let key = (module.to_vec(), segs.to_vec(), depth);
+        if let Some(full) = self.index.outside.borrow().get(&key) {
+            return Target::External(full.clone());
+        }
+        self.seen.borrow_mut().clear();
+        let target = self.resolve_path(module, segs, depth);
+        if let Target::External(full) = &target {
+            self.index.outside.borrow_mut().insert(key, full.clone());
+        }
+        target
     }
 
     fn resolve_path(&self, module: &[String], segs: &[String], depth: usize) -> Target<'a> {
