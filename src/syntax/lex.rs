@@ -15,6 +15,10 @@ pub fn word_end(text: &str, i: usize, is_word: impl Fn(u8) -> bool) -> usize {
     while end < b.len() && is_word(b[end]) {
         end += 1;
     }
+    if end - i > 2 {
+        // No literal's prefix is longer.
+        return end;
+    }
     match (&text[i..end], b.get(end)) {
         ("r" | "br" | "cr", Some(b'"' | b'#')) => raw_string_end(b, end).unwrap_or(end),
         ("b" | "c", Some(b'"')) => string_end(b, end + 1),
