@@ -130,12 +130,19 @@ impl<'i, 'a> Builder<'i, 'a> {
 
     /// Refuses a field, variant or type whose `#[cfg]`/`#[cfg_attr]` the source does not
     /// decide (it may not exist, or carry attributes that are not known); `true` if so.
-    fn undecided(&mut self, ctx: &Ctx, what: &str, attrs: &[syn::Attribute]) -> bool {
+    /// Refuses what `attrs` are on when a `#[cfg]` among them is undecided; `what` names
+    /// it (only then: it is asked of every field).
+    fn undecided(
+        &mut self,
+        ctx: &Ctx,
+        what: impl FnOnce() -> String,
+        attrs: &[syn::Attribute],
+    ) -> bool {
         let Some(u) = super::cfg::undecided(&self.index.krate.cfg, attrs) else {
             return false;
         };
         let why = format!("it is under {}, and {}", u.what, u.why);
-        self.refuse(ctx, Unsupported::new(u.span, what, why));
+        self.refuse(ctx, Unsupported::new(u.span, what(), why));
         true
     }
 
@@ -368,7 +375,7 @@ impl<'i, 'a> Builder<'i, 'a> {
         kube_schema: bool,
     ) -> Option<Schema> {
         let attrs = item.item.attrs();
-        if self.undecided(ctx, &format!("type `{}`", item.item.ident()), attrs) {
+        if self.undecided(ctx, || format!("type `{}`", item.item.ident()), attrs) {
             return None;
         }
         let serde = self.read(ctx, attrs::serde::container(attrs))?;
@@ -550,7 +557,7 @@ impl<'i, 'a> Builder<'i, 'a> {
         container_default: Option<&ContainerDefault>,
         kube_schema: bool,
     ) -> Option<()> {
-        if self.undecided(ctx, &field_what(field), &field.attrs) {
+        if self.undecided(ctx, || field_what(field), &field.attrs) {
             return None;
         }
         let sf = self.read(ctx, attrs::serde::field(&field.attrs))?;
@@ -674,7 +681,7 @@ impl<'i, 'a> Builder<'i, 'a> {
 
     /// `expr_for_field` for a newtype struct or variant's single field.
     fn field_expr(&mut self, ctx: &Ctx, field: &syn::Field) -> Option<Schema> {
-        if self.undecided(ctx, &field_what(field), &field.attrs) {
+        if self.undecided(ctx, || field_what(field), &field.attrs) {
             return None;
         }
         let mut sa = self.read(ctx, attrs::schemars::read(&field.attrs))?;
@@ -798,7 +805,7 @@ impl<'i, 'a> Builder<'i, 'a> {
         v: &'v syn::Variant,
         serde: &SerdeContainer,
     ) -> Option<Option<VariantInfo<'v>>> {
-        if self.undecided(ctx, &format!("variant `{}`", v.ident), &v.attrs) {
+        if self.undecided(ctx, || format!("variant `{}`", v.ident), &v.attrs) {
             return None;
         }
         let sv = self.read(ctx, attrs::serde::variant(&v.attrs))?;

@@ -51,10 +51,36 @@ pub fn check_root(schema: &JSONSchemaProps, base: &str, out: &mut Vec<String>) {
             ));
         }
     }
-    node(schema, base, false, out);
+    node(schema, At::Root(base), false, out);
 }
 
-fn node(s: &JSONSchemaProps, path: &str, in_junctor: bool, out: &mut Vec<String>) {
+/// Where a node is: written out only for a message, which few nodes have.
+#[derive(Clone, Copy)]
+enum At<'p> {
+    Root(&'p str),
+    /// Below `parent`, then `.` and this step.
+    Below(&'p At<'p>, Step<'p>),
+}
+
+#[derive(Clone, Copy)]
+enum Step<'p> {
+    Property(&'p str),
+    Field(&'static str),
+    Entry(&'static str, usize),
+}
+
+impl std::fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            At::Root(base) => f.write_str(base),
+            At::Below(parent, Step::Property(k)) => write!(f, "{parent}.properties[{k}]"),
+            At::Below(parent, Step::Field(name)) => write!(f, "{parent}.{name}"),
+            At::Below(parent, Step::Entry(key, i)) => write!(f, "{parent}.{key}[{i}]"),
+        }
+    }
+}
+
+fn node(s: &JSONSchemaProps, path: At<'_>, in_junctor: bool, out: &mut Vec<String>) {
     // A sealed Kubernetes subschema, outside any junctor (`sealed::intact`): the tests
     // check that every one is structural.
     if super::sealed::placeholder(s).is_some() {
@@ -99,20 +125,24 @@ fn node(s: &JSONSchemaProps, path: &str, in_junctor: bool, out: &mut Vec<String>
     }
     if let Some(props) = &s.properties {
         for (k, v) in props {
-            node(v, &format!("{path}.properties[{k}]"), in_junctor, out);
+            node(v, At::Below(&path, Step::Property(k)), in_junctor, out);
         }
     }
     match &s.items {
-        Some(JSONSchemaPropsOrArray::Schema(items)) => {
-            node(items, &format!("{path}.items"), in_junctor, out)
-        }
+        Some(JSONSchemaPropsOrArray::Schema(items)) => node(
+            items,
+            At::Below(&path, Step::Field("items")),
+            in_junctor,
+            out,
+        ),
         Some(JSONSchemaPropsOrArray::Schemas(_)) => {
             out.push(format!("{path}.items: must be a single schema, not a list"))
         }
         None => {}
     }
     if let Some(JSONSchemaPropsOrBool::Schema(ap)) = &s.additional_properties {
-        node(ap, &format!("{path}.additionalProperties"), in_junctor, out);
+        let at = At::Below(&path, Step::Field("additionalProperties"));
+        node(ap, at, in_junctor, out);
     }
     for (key, list) in [
         ("allOf", &s.all_of),
@@ -127,12 +157,12 @@ fn node(s: &JSONSchemaProps, path: &str, in_junctor: bool, out: &mut Vec<String>
                 _ => false,
             };
             if !(int_or_string && pattern) {
-                node(sub, &format!("{path}.{key}[{i}]"), true, out);
+                node(sub, At::Below(&path, Step::Entry(key, i)), true, out);
             }
         }
     }
     if let Some(not) = &s.not {
-        node(not, &format!("{path}.not"), true, out);
+        node(not, At::Below(&path, Step::Field("not")), true, out);
     }
 }
 

@@ -24,7 +24,9 @@ pub fn of(s: &str) -> Style {
     // libyaml writes a character that is not printable escaped, and breaks the line at
     // every line break of Unicode's; both in double quotes. (Most strings are ASCII: one
     // quick look at their bytes decides.)
-    if !printable_ascii(s.as_bytes()) && (!s.chars().all(printable) || s.contains(['\u{2028}', '\u{2029}'])) {
+    if !printable_ascii(s.as_bytes())
+        && (!s.chars().all(printable) || s.contains(['\u{2028}', '\u{2029}']))
+    {
         return Style::Other;
     }
     if s.contains('\n') {
@@ -51,9 +53,9 @@ pub fn of(s: &str) -> Style {
 /// CRD's text is its descriptions.
 fn printable_ascii(b: &[u8]) -> bool {
     b.chunks(64).all(|block| {
-        block
-            .iter()
-            .fold(true, |all, &c| all & ((c == b'\n') | (b' '..=b'~').contains(&c)))
+        block.iter().fold(true, |all, &c| {
+            all & ((c == b'\n') | (b' '..=b'~').contains(&c))
+        })
     })
 }
 
