@@ -170,9 +170,11 @@ fn derived_schema(
         ));
         return None;
     }
-    let before = schema.clone();
     if let Err(msg) = transforms::apply(&mut b.generator, &mut schema) {
-        // Name the field whose own schema kube's rewrite rejects.
+        // Name the field whose own schema kube's rewrite rejects, in the schema as it was
+        // before the transforms: built again, as it is rarely needed and costly to keep.
+        let mut again = Builder::new(index, transforms::generator());
+        let before = root_schema(&mut again, ctx, r, root_name)?;
         let at = rejected_path(&mut b.generator, &before, String::new());
         let d = match super::locate::field_at(index, r, &at) {
             Some(f) => Diagnostic::at(

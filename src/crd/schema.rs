@@ -597,7 +597,7 @@ impl<'i, 'a> Builder<'i, 'a> {
         let literal = self.schema_with(ctx, &sa)?;
         // With `schema_with` the field's own type only gives its default value.
         let shape = if literal.is_none() || (has_default && !sf.skip_serializing) {
-            Some(self.resolve(ctx, &ty)?)
+            Some(self.resolve(ctx, ty)?)
         } else {
             None
         };
@@ -650,18 +650,18 @@ impl<'i, 'a> Builder<'i, 'a> {
     /// it is another type than the field's: `#[schemars(with)]`, else serde's `with` read
     /// as a type, else the field's own type. A `schema_with` function wins over serde's
     /// `with` (the field type then only gives the default).
-    fn field_type(
+    fn field_type<'f>(
         &mut self,
         ctx: &Ctx,
-        field: &syn::Field,
-        sa: &SchemarsAttrs,
-        sf: &SerdeField,
-    ) -> Option<(syn::Type, bool)> {
+        field: &'f syn::Field,
+        sa: &'f SchemarsAttrs,
+        sf: &'f SerdeField,
+    ) -> Option<(&'f syn::Type, bool)> {
         if let Some(with) = &sa.with {
-            return Some((with.clone(), true));
+            return Some((with, true));
         }
         let Some((with, span)) = sf.with.as_ref().filter(|_| sa.schema_with.is_none()) else {
-            return Some((field.ty.clone(), false));
+            return Some((&field.ty, false));
         };
         let bindings = self.scopes.last().cloned().unwrap_or_default();
         if let Err(u) = Resolver::with_bindings(self.index, bindings).resolve(&ctx.module, with) {
@@ -676,7 +676,7 @@ impl<'i, 'a> Builder<'i, 'a> {
             self.refuse(ctx, Unsupported::new(*span, what, why));
             return None;
         }
-        Some((with.clone(), true))
+        Some((with, true))
     }
 
     /// `expr_for_field` for a newtype struct or variant's single field.
@@ -700,7 +700,7 @@ impl<'i, 'a> Builder<'i, 'a> {
         let mut s = match self.schema_with(ctx, &sa)? {
             Some(s) => s,
             None => {
-                let shape = self.resolve(ctx, &ty)?;
+                let shape = self.resolve(ctx, ty)?;
                 self.shape_schema(&shape, op)?
             }
         };
