@@ -3,7 +3,7 @@
 //! Built once per run by [`Index::build`]; read-only afterwards.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use proc_macro2::Span;
@@ -95,13 +95,13 @@ pub struct Index<'a> {
     pub refusals: Vec<Diagnostic>,
     /// A span inside each file (of its first item), to tell which file a span is in.
     probes: Vec<Option<Span>>,
-    /// Where paths that lead outside the sources lead, by module, path and depth (the
+    /// Where paths that lead outside the sources lead, by depth, module and path (the
     /// resolver's memo: see `resolve::Resolver::resolve_fresh`).
-    pub outside: RefCell<HashMap<PathAt, String>>,
+    pub outside: RefCell<BTreeMap<usize, PathsByModule>>,
 }
 
-/// A path as written in a module, at a depth of resolution.
-pub type PathAt = (Vec<String>, Vec<String>, usize);
+/// Paths by the module they are written in, and where each leads.
+pub type PathsByModule = BTreeMap<Vec<String>, BTreeMap<Vec<String>, String>>;
 
 impl<'a> Index<'a> {
     /// Indexes cfg-stripped files (see `modules::place`); `undecided` are the modules

@@ -8,7 +8,7 @@
 //! one shared index of the sources.
 
 use std::cell::RefCell;
-use std::collections::HashSet;
+use std::collections::BTreeSet;
 
 use syn::ext::IdentExt;
 use syn::{Expr, GenericArgument, GenericParam, PathArguments, Type};
@@ -152,7 +152,7 @@ pub struct Resolver<'i, 'a> {
     /// Paths already tried while resolving one path, by module: globs and
     /// re-exports can form cycles, and trying each glob again at every level would take
     /// exponential time.
-    seen: RefCell<HashSet<(Vec<String>, Vec<String>)>>,
+    seen: RefCell<BTreeSet<(Vec<String>, Vec<String>)>>,
 }
 
 impl<'i, 'a> Resolver<'i, 'a> {
@@ -493,14 +493,22 @@ impl<'i, 'a> Resolver<'i, 'a> {
     /// kopium-style sources name `Option`, `Vec` and `String` in nearly every field. From a
     /// fresh start, where a path leads depends only on the module, the path and the depth.
     fn resolve_fresh(&self, module: &[String], segs: &[String], depth: usize) -> Target<'a> {
-        let key = (module.to_vec(), segs.to_vec(), depth);
-        if let Some(full) = self.index.outside.borrow().get(&key) {
-            return Target::External(full.clone());
+        let known = self
+            .index
+            .outside
+            .borrow()
+            .get(&depth)
+            .and_then(|by_module| by_module.get(module)?.get(segs).cloned());
+        if let Some(full) = known {
+            return Target::External(full);
         }
         self.seen.borrow_mut().clear();
         let target = self.resolve_path(module, segs, depth);
         if let Target::External(full) = &target {
-            self.index.outside.borrow_mut().insert(key, full.clone());
+            let mut outside = self.index.outside.borrow_mut();
+            let by_module = outside.entry(depth).or_default();
+            let paths = by_module.entry(module.to_vec()).or_default();
+            paths.insert(segs.to_vec(), full.clone());
         }
         target
     }
