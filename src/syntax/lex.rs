@@ -6,15 +6,25 @@ pub fn line_end(text: &str, i: usize) -> usize {
     text[i..].find('\n').map_or(text.len(), |n| i + n)
 }
 
-/// Past the identifier, keyword or number at `i` (its bytes those `is_word` takes), and
-/// past the literal it prefixes when it is one (`r"..."`, `r#"..."#`, `b"..."`, `b'.'`,
-/// `br"..."`, `c"..."`, `cr"..."`).
-pub fn word_end(text: &str, i: usize, is_word: impl Fn(u8) -> bool) -> usize {
-    let b = text.as_bytes();
-    let mut end = i;
-    while end < b.len() && is_word(b[end]) {
-        end += 1;
+/// The bytes of a word: ASCII letters, digits and `_`, and with `non_ascii` every byte of
+/// a character outside ASCII. A table, as words are most of a file's bytes.
+pub const fn word_bytes(non_ascii: bool) -> [bool; 256] {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        table[c] = b == b'_' || b.is_ascii_alphanumeric() || (non_ascii && !b.is_ascii());
+        c += 1;
     }
+    table
+}
+
+/// Past the identifier, keyword or number at `i` (its bytes those `word` takes, a table
+/// of [`word_bytes`]), and past the literal it prefixes when it is one (`r"..."`,
+/// `r#"..."#`, `b"..."`, `b'.'`, `br"..."`, `c"..."`, `cr"..."`).
+pub fn word_end(text: &str, i: usize, word: &[bool; 256]) -> usize {
+    let b = text.as_bytes();
+    let end = i + b[i..].iter().take_while(|&&c| word[usize::from(c)]).count();
     if end - i > 2 {
         // No literal's prefix is longer.
         return end;

@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::sync::{Mutex, OnceLock};
 
-use super::lex::{block_comment_end, line_end, quote_end, string_end, word_end};
+use super::lex::{block_comment_end, line_end, quote_end, string_end, word_bytes, word_end};
 
 /// `text` with every outer line doc comment (`///`, not `////`) written as one attribute,
 /// skipping string and character literals and block comments as the lexer does. A comment
@@ -44,7 +44,7 @@ pub(super) fn raw_docs(text: &str) -> Cow<'_, str> {
             b'/' if b.get(i + 1) == Some(&b'*') => block_comment_end(b, i),
             b'"' => string_end(b, i + 1),
             b'\'' => quote_end(text, i),
-            c if is_word_byte(c) => word_end(text, i, is_word_byte),
+            c if WORD[usize::from(c)] => word_end(text, i, &WORD),
             _ => i + 1,
         };
     }
@@ -126,9 +126,9 @@ fn kept_number(attr: &syn::Attribute) -> Option<usize> {
     name.strip_prefix(doc_marker())?.parse().ok()
 }
 
-fn is_word_byte(c: u8) -> bool {
-    c == b'_' || c.is_ascii_alphanumeric() || !c.is_ascii()
-}
+/// Word bytes as the lexer reads them: a character outside ASCII is a word's (an
+/// identifier's) or whitespace, and neither starts a comment or a literal.
+const WORD: [bool; 256] = word_bytes(true);
 
 #[cfg(test)]
 #[allow(clippy::disallowed_methods)] // building literals to test with

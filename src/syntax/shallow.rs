@@ -16,7 +16,7 @@
 //!
 //! [`check_nesting`]: super::nesting::check_nesting
 
-use super::lex::{block_comment_end, line_end, quote_end, string_end, word_end};
+use super::lex::{block_comment_end, line_end, quote_end, string_end, word_bytes, word_end};
 use super::nesting::{MAX_COST, RECURSIVE};
 
 /// What a doc comment costs at its peak, in units: `#`, `!`, `[`, `=`, and the rest.
@@ -68,7 +68,8 @@ pub(super) fn cost_bound(text: &str, limit: usize) -> Option<usize> {
             c @ (b'(' | b'[' | b'{') => (Unit::Open(c), i + 1),
             c @ (b')' | b']' | b'}') => (Unit::Close(c), i + 1),
             c if c == b'_' || c.is_ascii_alphanumeric() => {
-                let end = word_end(text, i, |c| c == b'_' || c.is_ascii_alphanumeric());
+                const WORD: [bool; 256] = word_bytes(false);
+                let end = word_end(text, i, &WORD);
                 (Unit::Word(&text[i..end]), end)
             }
             // Where the lexer's tokens end in non-ASCII code (identifiers, whitespace) takes
