@@ -174,8 +174,9 @@ fn derived_schema(
         // Name the field whose own schema kube's rewrite rejects, in the schema as it was
         // before the transforms: built again, as it is rarely needed and costly to keep.
         let mut again = Builder::new(index, transforms::generator());
-        let before = root_schema(&mut again, ctx, r, root_name)?;
-        let at = rejected_path(&mut b.generator, &before, String::new());
+        let at = root_schema(&mut again, ctx, r, root_name)
+            .map(|before| rejected_path(&mut b.generator, &before, String::new()))
+            .unwrap_or_default();
         let d = match super::locate::field_at(index, r, &at) {
             Some(f) => Diagnostic::at(
                 index.path_of(f.file),

@@ -130,8 +130,7 @@ impl<'i, 'a> Builder<'i, 'a> {
 
     /// Refuses a field, variant or type whose `#[cfg]`/`#[cfg_attr]` the source does not
     /// decide (it may not exist, or carry attributes that are not known); `true` if so.
-    /// Refuses what `attrs` are on when a `#[cfg]` among them is undecided; `what` names
-    /// it (only then: it is asked of every field).
+    /// `what` names it, written out only then: every field is asked.
     fn undecided(
         &mut self,
         ctx: &Ctx,
