@@ -43,17 +43,9 @@ pub(super) fn cost_bound(text: &str, limit: usize) -> Option<usize> {
                 i += 1;
                 continue;
             }
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                let end = line_end(text, i);
-                if !is_doc_line(&text[i..end]) {
-                    i = end;
-                    continue;
-                }
-                (Unit::Doc, end)
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                let end = block_comment_end(b, i);
-                if !is_doc_block(&text[i..end]) {
+            b'/' if matches!(b.get(i + 1), Some(b'/' | b'*')) => {
+                let (end, doc) = comment(text, i);
+                if !doc {
                     i = end;
                     continue;
                 }
@@ -165,6 +157,17 @@ impl Frame {
     fn restart(&mut self) {
         self.cost = 0;
         self.angles = 0;
+    }
+}
+
+/// Past the comment at `i` (`//...` or `/*...*/`), and whether it is a doc comment.
+fn comment(text: &str, i: usize) -> (usize, bool) {
+    if text.as_bytes()[i + 1] == b'/' {
+        let end = line_end(text, i);
+        (end, is_doc_line(&text[i..end]))
+    } else {
+        let end = block_comment_end(text.as_bytes(), i);
+        (end, is_doc_block(&text[i..end]))
     }
 }
 
