@@ -23,7 +23,7 @@ pub struct Hidden {
 
 /// Looks through every file of `index`; `sources` are all the files given, also those no
 /// `mod` declares (an included file is one of them).
-pub fn find(index: &Index<'_>, sources: &[SourceFile]) -> Hidden {
+pub fn find(index: &Index<'_>, sources: &[&SourceFile]) -> Hidden {
     let mut out = Hidden::default();
     // A dependency's kinds are its own CRDs, not this crate's.
     for file in index
@@ -36,7 +36,7 @@ pub fn find(index: &Index<'_>, sources: &[SourceFile]) -> Hidden {
     out
 }
 
-fn walk(path: &Path, items: &[Item], sources: &[SourceFile], out: &mut Hidden) {
+fn walk(path: &Path, items: &[Item], sources: &[&SourceFile], out: &mut Hidden) {
     for item in items {
         match item {
             Item::Macro(m) if m.mac.path.is_ident("macro_rules") => {
@@ -96,7 +96,7 @@ fn walk(path: &Path, items: &[Item], sources: &[SourceFile], out: &mut Hidden) {
 /// `include!("file.rs")`: refused when the file (relative to the including one, as rustc
 /// reads it) is among the sources and defines a kind; a warning when it is not among them
 /// or its path is computed (`concat!(env!("OUT_DIR"), ..)`), since what it holds is unknown.
-fn include(path: &Path, mac: &syn::Macro, sources: &[SourceFile], out: &mut Hidden) {
+fn include(path: &Path, mac: &syn::Macro, sources: &[&SourceFile], out: &mut Hidden) {
     let span = span_of(&mac.path);
     let included = mac.parse_body::<syn::LitStr>().ok().and_then(|lit| {
         let target = normalize(&path.parent().unwrap_or(Path::new("")).join(lit.value()));

@@ -108,15 +108,13 @@ pub fn crds_in(
     krate: &Crate,
     sources: &[SourceFile],
 ) -> Result<Generated<Vec<CustomResourceDefinition>>, Diagnostics> {
-    let sources: Vec<SourceFile> = sources
+    let sources: Vec<&SourceFile> = sources
         .iter()
         .filter(|s| !crate::external::is_external(&s.path))
-        .cloned()
         .collect();
-    let sources = sources.as_slice();
     let mut diags = Vec::new();
-    let base = common_dir(sources);
-    let files = parse_sources(sources, &mut diags);
+    let base = common_dir(&sources);
+    let files = parse_sources(sources.iter().copied(), &mut diags);
     let placed = modules::place(files, &krate.cfg, &base);
     let mut warnings = placed.warnings;
     let mut files = placed.files;
@@ -128,7 +126,7 @@ pub fn crds_in(
     let index = model::Index::build(&files, krate, undecided);
     diags.extend(index.refusals.iter().cloned());
     warnings.extend(index.warnings.iter().cloned());
-    let hidden = hidden::find(&index, sources);
+    let hidden = hidden::find(&index, &sources);
     diags.extend(hidden.refusals);
     warnings.extend(hidden.warnings);
     let resources = assemble::find_resources(&index, &mut diags);
@@ -163,7 +161,7 @@ pub fn crds_in(
 
 /// The deepest directory containing every source (module paths are taken relative to it
 /// when a file is not under a `src/` directory).
-fn common_dir(sources: &[SourceFile]) -> PathBuf {
+fn common_dir(sources: &[&SourceFile]) -> PathBuf {
     let mut iter = sources
         .iter()
         .map(|s| s.path.parent().unwrap_or(Path::new("")).to_path_buf());

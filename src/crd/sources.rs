@@ -83,8 +83,8 @@ fn walk(root: &Path, rel: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
 }
 
 /// The sources that parse, each not yet placed in a module; one diagnostic per other file.
-pub(super) fn parse_sources(
-    sources: &[SourceFile],
+pub(super) fn parse_sources<'a>(
+    sources: impl IntoIterator<Item = &'a SourceFile>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<ParsedFile> {
     let mut files = Vec::new();
