@@ -63,6 +63,9 @@ for c in $cases; do
   cmds+=("$bin -q generate crds --paths bench/crds/$c/src --output-dir $work/crds-$c")
 done
 hyperfine --warmup 5 --runs 100 -N "${cmds[@]}"
+# The goal's measure: the cases side by side, round after round (medians of wall and cpu),
+# and a process that does nothing, for what starting one costs on this machine.
+python3 bench/pairs.py --runs 100 "${cmds[@]}" "$(command -v true)"
 # Instructions do not depend on the machine's load: the figure to compare across runs.
 if command -v valgrind >/dev/null; then
   for c in $cases; do
