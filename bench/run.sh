@@ -124,6 +124,8 @@ hyperfine --warmup 1 --runs 5 -N \
 if [ -f "$work/golden/Cargo.toml" ] && grep -q crdgen "$work/golden/Cargo.toml"; then
   echo "== generate crds --exact on $golden (after a warm build), for the static/exact ratio"
   export CARGO_TARGET_DIR="${RSBUILDER_SAMPLES_TARGET:-$PWD/target/sample-projects/target}"
+  # The golden holds no copy of the runtime (testdata/rsbuilder-runtime.sum stands for it).
+  "$bin" -q -C "$work/golden" generate runtime
   (cd "$work/golden" && cargo build --quiet --bin crdgen)
   hyperfine --warmup 1 --runs 5 -i "$bin -C $work/golden generate crds --exact --check"
 fi
