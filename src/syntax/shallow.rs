@@ -19,6 +19,9 @@
 use super::lex::{block_comment_end, line_end, quote_end, string_end, word_bytes, word_end};
 use super::nesting::{MAX_COST, RECURSIVE};
 
+/// Word bytes, ASCII only: code outside ASCII is left to the walk.
+const WORD: [bool; 256] = word_bytes(false);
+
 /// What a doc comment costs at its peak, in units: `#`, `!`, `[`, `=`, and the rest.
 const DOC_UNITS: usize = 5;
 
@@ -59,8 +62,7 @@ pub(super) fn cost_bound(text: &str, limit: usize) -> Option<usize> {
             },
             c @ (b'(' | b'[' | b'{') => (Unit::Open(c), i + 1),
             c @ (b')' | b']' | b'}') => (Unit::Close(c), i + 1),
-            c if c == b'_' || c.is_ascii_alphanumeric() => {
-                const WORD: [bool; 256] = word_bytes(false);
+            c if WORD[usize::from(c)] => {
                 let end = word_end(text, i, &WORD);
                 (Unit::Word(&text[i..end]), end)
             }
