@@ -34,10 +34,13 @@ use proc_macro2::{Span, TokenStream};
 use syn::LitStr;
 use syn::parse::Parse;
 
+mod keywords;
 mod lex;
 mod nesting;
+mod plain;
 mod raw_docs;
 mod shallow;
+pub use keywords::{KEYWORDS, NOT_RAW};
 pub use nesting::{MAX_COST, check_nesting};
 use raw_docs::raw_docs;
 pub use raw_docs::{doc_lines, is_kept_doc};
@@ -61,9 +64,16 @@ pub fn parse_file(text: &str) -> syn::Result<syn::File> {
 /// literal, which syn copies and unescapes several times; a kopium-style file is mostly
 /// doc comments. The same tree but for the doc attributes; each replacement starts where
 /// its comment did and ends its last line, so every other token keeps its line and column.
+///
+/// Plain structs are built from the tokens without syn's parser ([`plain`]): the same tree.
 #[allow(clippy::disallowed_methods)] // the checked entry point
 pub fn parse_file_raw_docs(text: &str) -> syn::Result<syn::File> {
-    syn::parse2(tokens(&raw_docs(file_body(text)))?)
+    let text = raw_docs(file_body(text));
+    match plain::file(tokens(&text)?) {
+        Some(file) => Ok(file),
+        // The tokens were taken apart: lexed again for syn, which says what is wrong.
+        None => syn::parse2(TokenStream::from_str(&text)?),
+    }
 }
 
 /// Like syn::parse_file: `text` without a byte order mark and a `#!` line that is not an
@@ -125,7 +135,7 @@ fn plain_path(text: &str, span: Span) -> Option<syn::Path> {
             .first()
             .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
             && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_');
-        if !ident || word == "_" || KEYWORDS.contains(&word) || NOT_RAW.contains(&word) {
+        if !ident || keywords::reserved(word) {
             return None;
         }
         if !segments.is_empty() {
@@ -138,19 +148,6 @@ fn plain_path(text: &str, span: Span) -> Option<syn::Path> {
         segments,
     })
 }
-
-/// Keywords of Rust 2024 (strict and reserved): no identifier, but a raw one (`r#type`).
-/// A plain path with one of them, or with one of [`NOT_RAW`], is left to syn.
-pub const KEYWORDS: &[&str] = &[
-    "as", "async", "await", "break", "const", "continue", "dyn", "else", "enum", "extern", "false",
-    "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
-    "ref", "return", "static", "struct", "trait", "true", "try", "type", "unsafe", "use", "where",
-    "while", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof",
-    "unsized", "virtual", "yield",
-];
-
-/// Keywords that cannot be raw identifiers either.
-pub const NOT_RAW: &[&str] = &["crate", "self", "super", "Self"];
 
 /// Runs `f` on a thread with a [`STACK_SIZE`] stack and returns its result; a panic in
 /// `f` continues on the calling thread.
