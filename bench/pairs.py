@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Times commands side by side: each round runs every command once, in turn, so that the
 machine's load and state weigh on all of them alike (hyperfine runs each command's runs
-back to back; the ratios differ, bench/README says by how much). Prints, for each command, the median wall time and the median cpu time (user + sys, from
-wait4) over the rounds, and both as a multiple of the first command's.
+back to back; the ratios differ, bench/README says by how much). Prints, for each
+command, the median wall time and the median cpu time (user + sys, from wait4) over the
+rounds, and both as a multiple of the first command's.
 
     bench/pairs.py [--runs N] COMMAND...
 

@@ -32,11 +32,9 @@ pub(super) fn file(tokens: TokenStream) -> Option<syn::File> {
     // The file's inner attributes (`#![..]`, `//!`), for syn; an outer one starts an item.
     let mut inner = Vec::new();
     let mut item = Vec::new();
-    while let Some(TokenTree::Punct(pound)) = trees.peek()
-        && pound.as_char() == '#'
-    {
+    while is_punct(trees.peek(), '#') {
         let pound = trees.next()?;
-        if !matches!(trees.peek(), Some(TokenTree::Punct(bang)) if bang.as_char() == '!') {
+        if !is_punct(trees.peek(), '!') {
             item.push(pound);
             break;
         }
@@ -55,9 +53,7 @@ pub(super) fn file(tokens: TokenStream) -> Option<syn::File> {
         if !ends {
             continue;
         }
-        if let Some(TokenTree::Punct(p)) = trees.peek()
-            && p.as_char() == ';'
-        {
+        if is_punct(trees.peek(), ';') {
             item.extend(trees.next());
         }
         end = ItemEnd::default();
@@ -71,6 +67,11 @@ pub(super) fn file(tokens: TokenStream) -> Option<syn::File> {
         attrs,
         items,
     })
+}
+
+/// Whether `tree` is the punctuation `c`.
+fn is_punct(tree: Option<&TokenTree>, c: char) -> bool {
+    matches!(tree, Some(TokenTree::Punct(p)) if p.as_char() == c)
 }
 
 /// Where an item ends, as its tokens go by: at a `;`, or at braces that are not inside
