@@ -128,16 +128,11 @@ pub fn parse_path_str(text: &str, span: Span) -> syn::Result<syn::Path> {
 }
 
 fn plain_path(text: &str, span: Span) -> Option<syn::Path> {
+    if !is_plain_path(text) {
+        return None;
+    }
     let mut segments = syn::punctuated::Punctuated::new();
     for word in text.split("::") {
-        let b = word.as_bytes();
-        let ident = b
-            .first()
-            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
-            && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_');
-        if !ident || keywords::reserved(word) {
-            return None;
-        }
         if !segments.is_empty() {
             segments.push_punct(syn::Token![::](span));
         }
@@ -146,6 +141,18 @@ fn plain_path(text: &str, span: Span) -> Option<syn::Path> {
     Some(syn::Path {
         leading_colon: None,
         segments,
+    })
+}
+
+/// Whether `text` is a plain path, `a::b` of identifiers that are no keyword: what
+/// [`parse_path_str`] builds without syn's parser, the same path syn would parse.
+pub fn is_plain_path(text: &str) -> bool {
+    text.split("::").all(|word| {
+        let b = word.as_bytes();
+        b.first()
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+            && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+            && !keywords::reserved(word)
     })
 }
 

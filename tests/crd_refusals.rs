@@ -249,6 +249,25 @@ fn refused() -> Vec<(&'static str, String, &'static str)> {
             "does not use `oldSelf`",
         ),
         (
+            "default with a skip_serializing_if of user code",
+            kind(
+                "",
+                "    #[serde(default, skip_serializing_if = \"is_zero\")]\n    pub a: u32,",
+                "fn is_zero(v: &u32) -> bool { *v == 0 }\n",
+            ),
+            "skip_serializing_if = \"is_zero\"",
+        ),
+        (
+            // `self` is no plain name: the path is read by syn's parser.
+            "default with a skip_serializing_if of user code, by a path syn reads",
+            kind(
+                "",
+                "    #[serde(default, skip_serializing_if = \"self::is_zero\")]\n    pub a: u32,",
+                "fn is_zero(v: &u32) -> bool { *v == 0 }\n",
+            ),
+            "skip_serializing_if = \"self::is_zero\"",
+        ),
+        (
             "default written through into",
             kind(
                 "",

@@ -15,7 +15,7 @@ use syn::{Expr, ExprCall, ExprPath, Fields, Stmt, Token};
 use super::attrs;
 use super::attrs::kube::string_expr;
 use super::attrs::serde::{
-    DefaultAttr, RenameRule, SerdeField, field_name, transparent_field, unraw,
+    DefaultAttr, RenameRule, SerdeField, SkipIf, field_name, transparent_field, unraw,
 };
 use super::builder::{Builder, Ctx, MAX_INLINED, too_many_instances};
 use super::diagnostics::{Unsupported, span_of};
@@ -843,10 +843,8 @@ fn is_path(func: &Expr, name: &str) -> bool {
 }
 
 /// Evaluates `skip_serializing_if = "..."` for the std predicates serde users write.
-fn skip_if(path: &syn::Path, value: &Value) -> R<bool> {
-    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let shown = segs.join("::");
-    match segs.last().map(String::as_str) {
+fn skip_if(skip: &SkipIf, value: &Value) -> R<bool> {
+    match skip.path.rsplit("::").next() {
         Some("is_none") => Ok(value.is_null()),
         Some("is_empty") => Ok(match value {
             Value::String(s) => s.is_empty(),
@@ -855,8 +853,8 @@ fn skip_if(path: &syn::Path, value: &Value) -> R<bool> {
             _ => false,
         }),
         _ => Err(Unsupported::new(
-            span_of(path),
-            format!("a default with `skip_serializing_if = \"{shown}\"`"),
+            skip.span,
+            format!("a default with `skip_serializing_if = \"{}\"`", skip.path),
             "whether the default is written depends on user code",
         )),
     }

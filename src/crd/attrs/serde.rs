@@ -149,13 +149,22 @@ pub struct SerdeField {
     pub rename: Option<String>,
     pub skip_serializing: bool,
     pub skip_deserializing: bool,
-    pub skip_serializing_if: Option<syn::Path>,
+    pub skip_serializing_if: Option<SkipIf>,
     pub default: DefaultAttr,
     pub flatten: bool,
     pub serialize_with: bool,
     /// `with = "..."`, which schemars reads as the type whose schema the field takes.
     pub with: Option<(syn::Type, Span)>,
     pub unsupported: Vec<Unsupported>,
+}
+
+/// `skip_serializing_if = "..."`: the predicate's path as its identifiers joined by `::`
+/// (`Option::is_none`, what is read of it), and where its string is. kopium writes one on
+/// nearly every field; its path is only looked at for a field with a default.
+#[derive(Debug, Clone)]
+pub struct SkipIf {
+    pub path: String,
+    pub span: Span,
 }
 
 /// Variant attributes.
@@ -253,7 +262,10 @@ fn field_item(f: &mut SerdeField, name: &str, m: &Item<'_>) -> syn::Result<()> {
         }
         "skip_serializing" => f.skip_serializing = m.flag()?,
         "skip_deserializing" => f.skip_deserializing = m.flag()?,
-        "skip_serializing_if" => f.skip_serializing_if = Some(m.path()?.0),
+        "skip_serializing_if" => {
+            let (path, span) = m.path_words()?;
+            f.skip_serializing_if = Some(SkipIf { path, span });
+        }
         "default" => f.default = default_value(m)?,
         "flatten" => f.flatten = m.flag()?,
         "serialize_with" => {

@@ -11,7 +11,7 @@ use syn::{Attribute, Expr, LitStr};
 
 use crate::crd::diagnostics::span_of;
 use crate::crd::literals::value_str;
-use crate::syntax::{parse_lit_path, parse_path_str};
+use crate::syntax::{is_plain_path, parse_lit_path, parse_path_str};
 
 /// The serde keywords schemars_derive copies from `#[schemars]` to `#[serde]`.
 pub const SCHEMARS_SERDE_KEYWORDS: &[&str] = &[
@@ -101,6 +101,19 @@ impl Item<'_> {
                 Ok((parse_lit_path(&lit)?, lit.span()))
             }
         }
+    }
+
+    /// [`Self::path`] as its identifiers joined by `::`: a plain path as written, not built.
+    pub(super) fn path_words(&self) -> syn::Result<(String, Span)> {
+        if let Self::Flat { value, span } = self {
+            let Text { text, span } = Self::flat_value(value, *span)?;
+            if is_plain_path(text) {
+                return Ok((text.clone(), *span));
+            }
+        }
+        let (path, span) = self.path()?;
+        let words: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        Ok((words.join("::"), span))
     }
 
     /// `true`, for a keyword that takes no value. A flat item with one goes to syn, whose
