@@ -42,7 +42,6 @@ mod raw_docs;
 mod shallow;
 pub use keywords::{KEYWORDS, NOT_RAW};
 pub use nesting::{MAX_COST, check_nesting};
-use raw_docs::raw_docs;
 pub use raw_docs::{doc_lines, is_kept_doc};
 
 /// The stack every command runs on. Only what is used is committed; the size is reserved.
@@ -68,8 +67,8 @@ pub fn parse_file(text: &str) -> syn::Result<syn::File> {
 /// Plain structs are built from the tokens without syn's parser ([`plain`]): the same tree.
 #[allow(clippy::disallowed_methods)] // the checked entry point
 pub fn parse_file_raw_docs(text: &str) -> syn::Result<syn::File> {
-    let text = raw_docs(file_body(text));
-    match plain::file(tokens(&text)?) {
+    let (text, shallow) = shallow::raw_docs_surely_shallow(file_body(text));
+    match plain::file(checked_tokens(&text, shallow)?) {
         Some(file) => Ok(file),
         // The tokens were taken apart: lexed again for syn, which says what is wrong.
         None => syn::parse2(TokenStream::from_str(&text)?),
@@ -97,8 +96,13 @@ pub fn parse_str<T: Parse>(text: &str) -> syn::Result<T> {
 /// [`check_nesting`] (unless a look at the text shows it cannot fail), for readers that
 /// need no more than tokens. Lexed once.
 pub fn tokens(text: &str) -> syn::Result<TokenStream> {
+    checked_tokens(text, shallow::surely_shallow(text))
+}
+
+/// [`tokens`], `shallow` being whether a look at the text showed the check cannot fail.
+fn checked_tokens(text: &str, shallow: bool) -> syn::Result<TokenStream> {
     let tokens = TokenStream::from_str(text)?;
-    if !shallow::surely_shallow(text) {
+    if !shallow {
         check_nesting(tokens.clone())?;
     }
     Ok(tokens)

@@ -9,7 +9,7 @@ use std::sync::{Mutex, OnceLock};
 
 use super::lex::{block_comment_end, line_end, quote_end, string_end, word_bytes, word_end};
 
-/// `text` with every outer line doc comment (`///`, not `////`) written as one attribute,
+/// A text with every outer line doc comment (`///`, not `////`) written as one attribute,
 /// skipping string and character literals and block comments as the lexer does. A comment
 /// with a carriage return is left for the lexer (which refuses a bare one and drops the one
 /// before a newline). The lines of a comment, each right below the one before, become one
@@ -17,42 +17,78 @@ use super::lex::{block_comment_end, line_end, quote_end, string_end, word_bytes,
 /// syn each copy an attribute's tokens, which a doc attribute written out (`#[doc = "..."]`,
 /// one per line) has more of. The attribute is followed by the comment's line breaks, so
 /// every line keeps its number.
+///
+/// The rewrite is under way: the text up to `copied` is in `out`. The nesting look
+/// ([`super::shallow::raw_docs_surely_shallow`]) drives it, handing over each line comment
+/// it meets ([`Self::doc_at`]), and leaves the rest to its own scan ([`Self::scan_from`])
+/// where it gives up.
+pub(super) struct Rewrite<'t> {
+    text: &'t str,
+    out: String,
+    copied: usize,
+}
+
+/// The whole rewrite of `text`, by its own scan.
+#[cfg(test)]
 pub(super) fn raw_docs(text: &str) -> Cow<'_, str> {
-    let b = text.as_bytes();
-    let mut out = String::new();
-    let mut copied = 0;
-    let mut i = 0;
-    while i < b.len() {
-        i = match b[i] {
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                let end = line_end(text, i);
-                if let Some(doc) = doc_comment(&text[i..end]) {
-                    let mut lines = vec![doc];
-                    let mut last = end;
-                    while let Some((doc, end)) = doc_comment_below(text, last) {
-                        lines.push(doc);
-                        last = end;
-                    }
-                    out.push_str(&text[copied..i]);
-                    doc_attribute(&mut out, &lines);
-                    copied = last;
-                    last
-                } else {
-                    end
-                }
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => block_comment_end(b, i),
-            b'"' => string_end(b, i + 1),
-            b'\'' => quote_end(text, i),
-            c if WORD[usize::from(c)] => word_end(text, i, &WORD),
-            _ => i + 1,
+    let mut rewrite = Rewrite::new(text);
+    rewrite.scan_from(0);
+    rewrite.finish()
+}
+
+impl<'t> Rewrite<'t> {
+    pub(super) fn new(text: &'t str) -> Self {
+        Self {
+            text,
+            out: String::new(),
+            copied: 0,
+        }
+    }
+
+    /// Where the line comment at `i` ends, having written it and the doc comments right
+    /// below it as one attribute when it is an outer doc comment.
+    pub(super) fn doc_at(&mut self, i: usize) -> usize {
+        let text = self.text;
+        let end = line_end(text, i);
+        let Some(doc) = doc_comment(&text[i..end]) else {
+            return end;
         };
+        let mut lines = vec![doc];
+        let mut last = end;
+        while let Some((doc, end)) = doc_comment_below(text, last) {
+            lines.push(doc);
+            last = end;
+        }
+        self.out.push_str(&text[self.copied..i]);
+        doc_attribute(&mut self.out, &lines);
+        self.copied = last;
+        last
     }
-    if copied == 0 {
-        return Cow::Borrowed(text);
+
+    /// Rewrites the doc comments from `i`, a place where no literal or comment is open, to
+    /// the end.
+    pub(super) fn scan_from(&mut self, mut i: usize) {
+        let (text, b) = (self.text, self.text.as_bytes());
+        while i < b.len() {
+            i = match b[i] {
+                b'/' if b.get(i + 1) == Some(&b'/') => self.doc_at(i),
+                b'/' if b.get(i + 1) == Some(&b'*') => block_comment_end(b, i),
+                b'"' => string_end(b, i + 1),
+                b'\'' => quote_end(text, i),
+                c if WORD[usize::from(c)] => word_end(text, i, &WORD),
+                _ => i + 1,
+            };
+        }
     }
-    out.push_str(&text[copied..]);
-    Cow::Owned(out)
+
+    /// The text, rewritten.
+    pub(super) fn finish(mut self) -> Cow<'t, str> {
+        if self.copied == 0 {
+            return Cow::Borrowed(self.text);
+        }
+        self.out.push_str(&self.text[self.copied..]);
+        Cow::Owned(self.out)
+    }
 }
 
 /// The text of an outer line doc comment the lexer would accept, from its `///` to the end
@@ -87,6 +123,26 @@ fn doc_attribute(out: &mut String, lines: &[&str]) {
     for _ in 1..lines.len() {
         out.push('\n');
     }
+}
+
+/// `text` with each attribute [`doc_attribute`] wrote showing the comment it stands for
+/// instead of its number: two rewrites of one text compare equal this way.
+#[cfg(test)]
+pub(super) fn with_docs_shown(text: &str) -> String {
+    let open = format!("#[{}", doc_marker());
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(&open) {
+        let after = &rest[at + open.len()..];
+        let close = after.find(']').expect("a written attribute is closed");
+        let number: usize = after[..close].parse().expect("a written number");
+        let kept = KEPT_DOCS.lock().unwrap_or_else(|e| e.into_inner());
+        out.push_str(&rest[..at]);
+        out.push_str(&format!("#[doc {:?}]", kept[number]));
+        rest = &after[close + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The text of the comments [`doc_attribute`] wrote, by number. Kept for the life of the

@@ -16,8 +16,11 @@
 //!
 //! [`check_nesting`]: super::nesting::check_nesting
 
+use std::borrow::Cow;
+
 use super::lex::{block_comment_end, line_end, quote_end, string_end, word_bytes, word_end};
 use super::nesting::{MAX_COST, RECURSIVE};
+use super::raw_docs::Rewrite;
 
 /// Word bytes, ASCII only: code outside ASCII is left to the walk.
 const WORD: [bool; 256] = word_bytes(false);
@@ -30,9 +33,34 @@ pub(super) fn surely_shallow(text: &str) -> bool {
     cost_bound(text, MAX_COST).is_some()
 }
 
+/// [`super::raw_docs`] of `text`, and whether what it writes surely nests within
+/// [`MAX_COST`]: one pass over the text for both, the count handing each line comment to
+/// the rewrite. The count is of `text`, where each doc comment costs [`DOC_UNITS`] at its
+/// peak and restarts the count after it; the attribute written for it (`#`, `[`, a name,
+/// `]`) costs less at its peak and restarts the count too. Where the count gives up, the
+/// rewrite goes on alone.
+pub(super) fn raw_docs_surely_shallow(text: &str) -> (Cow<'_, str>, bool) {
+    let mut rewrite = Rewrite::new(text);
+    let shallow = match count(text, MAX_COST, Some(&mut rewrite)) {
+        Ok(_) => true,
+        Err(at) => {
+            rewrite.scan_from(at);
+            false
+        }
+    };
+    (rewrite.finish(), shallow)
+}
+
 /// The most the count reaches over `text`; `None` once it passes `limit`, when the
 /// brackets do not match (the lexer refuses those), or at non-ASCII code.
 pub(super) fn cost_bound(text: &str, limit: usize) -> Option<usize> {
+    count(text, limit, None).ok()
+}
+
+/// [`cost_bound`], handing every line comment to `rewrite` when there is one. Where the
+/// count gives up, the place past the last unit it read, where no literal or comment is
+/// open.
+fn count(text: &str, limit: usize, mut rewrite: Option<&mut Rewrite<'_>>) -> Result<usize, usize> {
     let b = text.as_bytes();
     let mut stack: Vec<Frame> = Vec::new();
     let mut frame = Frame::default();
@@ -47,7 +75,7 @@ pub(super) fn cost_bound(text: &str, limit: usize) -> Option<usize> {
                 continue;
             }
             b'/' if matches!(b.get(i + 1), Some(b'/' | b'*')) => {
-                let (end, doc) = comment(text, i);
+                let (end, doc) = comment(text, i, rewrite.as_deref_mut());
                 if !doc {
                     i = end;
                     continue;
@@ -68,14 +96,14 @@ pub(super) fn cost_bound(text: &str, limit: usize) -> Option<usize> {
             }
             // Where the lexer's tokens end in non-ASCII code (identifiers, whitespace) takes
             // Unicode's tables: left to the walk.
-            c if !c.is_ascii() => return None,
+            c if !c.is_ascii() => return Err(i),
             c => (Unit::Punct(c), i + 1),
         };
         if std::mem::take(&mut frame.after_block) && !unit.goes_on() {
             frame.restart();
         }
         if let Unit::Close(c) = unit {
-            let closed = std::mem::replace(&mut frame, stack.pop()?);
+            let closed = std::mem::replace(&mut frame, stack.pop().ok_or(end)?);
             if closed.attribute {
                 frame.cost = 0;
             }
@@ -87,7 +115,7 @@ pub(super) fn cost_bound(text: &str, limit: usize) -> Option<usize> {
         frame.cost += RECURSIVE * if unit == Unit::Doc { DOC_UNITS } else { 1 };
         let depth = frame.base + frame.cost;
         if depth > limit {
-            return None;
+            return Err(end);
         }
         max = max.max(depth);
         let was_pound = std::mem::take(&mut pound);
@@ -114,7 +142,7 @@ pub(super) fn cost_bound(text: &str, limit: usize) -> Option<usize> {
         }
         i = end;
     }
-    stack.is_empty().then_some(max)
+    if stack.is_empty() { Ok(max) } else { Err(i) }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -162,11 +190,12 @@ impl Frame {
     }
 }
 
-/// Past the comment at `i` (`//...` or `/*...*/`), and whether it is a doc comment.
-fn comment(text: &str, i: usize) -> (usize, bool) {
+/// Past the comment at `i` (`//...` or `/*...*/`), and whether it is a doc comment. A line
+/// comment goes to `rewrite`, which takes the doc comments right below an outer one with it.
+fn comment(text: &str, i: usize, rewrite: Option<&mut Rewrite<'_>>) -> (usize, bool) {
     if text.as_bytes()[i + 1] == b'/' {
-        let end = line_end(text, i);
-        (end, is_doc_line(&text[i..end]))
+        let end = rewrite.map_or_else(|| line_end(text, i), |r| r.doc_at(i));
+        (end, is_doc_line(&text[i..]))
     } else {
         let end = block_comment_end(text.as_bytes(), i);
         (end, is_doc_block(&text[i..end]))
@@ -189,22 +218,64 @@ mod tests {
     use proptest::prelude::*;
 
     use super::super::nesting::{check_nesting, walk};
-    use super::super::raw_docs::raw_docs;
+    use super::super::raw_docs::{raw_docs, with_docs_shown};
     use super::*;
 
     /// That the count over `text`, when it clears `text`, reaches at least the walk's
-    /// highest cost (when the lexer takes `text`). Not clearing it is always safe.
+    /// highest cost (when the lexer takes `text`), and so does the count that drives the
+    /// doc rewrite, over the rewritten text: it counts the same and rewrites as
+    /// [`raw_docs`] does. Not clearing a text is always safe.
     fn covers(text: &str) -> Result<(), TestCaseError> {
-        let Ok(tokens) = text.parse() else {
-            return Ok(());
-        };
-        let walked = walk(tokens, usize::MAX).expect("no limit");
         let counted = cost_bound(text, usize::MAX);
-        prop_assert!(
-            counted.is_none_or(|c| c >= walked),
-            "counted {counted:?}, walked {walked}: {text:?}"
+        let (rewritten, driven) = rewrite_with_limit(text, usize::MAX);
+        prop_assert_eq!(
+            with_docs_shown(&rewritten),
+            with_docs_shown(&raw_docs(text))
         );
+        prop_assert_eq!(driven, counted);
+        for (text, counted) in [(text, counted), (&*rewritten, driven)] {
+            let Ok(tokens) = text.parse() else {
+                continue;
+            };
+            let walked = walk(tokens, usize::MAX).expect("no limit");
+            prop_assert!(
+                counted.is_none_or(|c| c >= walked),
+                "counted {counted:?}, walked {walked}: {text:?}"
+            );
+        }
         Ok(())
+    }
+
+    /// [`raw_docs_surely_shallow`] with any limit: the rewritten text and the count.
+    fn rewrite_with_limit(text: &str, limit: usize) -> (Cow<'_, str>, Option<usize>) {
+        let mut rewrite = Rewrite::new(text);
+        let counted = count(text, limit, Some(&mut rewrite));
+        if let Err(at) = counted {
+            rewrite.scan_from(at);
+        }
+        (rewrite.finish(), counted.ok())
+    }
+
+    /// Wherever the count gives up (at a doc comment it has rewritten, inside brackets,
+    /// at text outside ASCII), the rewrite goes on from there as its own scan would.
+    #[test]
+    fn the_rewrite_goes_on_where_the_count_gives_up() {
+        let text = "/// a\n/// b\nstruct A { /// c\n x: (u8, [/// d\n u8; 2]) }\n\
+                    type T = a::b::c::d::e::f::g/// e\n;\n// f\n/// g \u{e9}\nconst \u{e9}: u8 = 1; /// h\n";
+        let whole = with_docs_shown(&raw_docs(text));
+        assert_ne!(whole, text);
+        for limit in 0..=40 * RECURSIVE {
+            let (rewritten, counted) = rewrite_with_limit(text, limit);
+            assert_eq!(with_docs_shown(&rewritten), whole, "limit {limit}");
+            assert_eq!(counted, None, "limit {limit}: the text is not ASCII");
+        }
+        let ascii = text.replace('\u{e9}', "e");
+        let (rewritten, shallow) = raw_docs_surely_shallow(&ascii);
+        assert!(shallow);
+        assert_eq!(
+            with_docs_shown(&rewritten),
+            with_docs_shown(&raw_docs(&ascii))
+        );
     }
 
     #[test]
