@@ -21,6 +21,15 @@ pub fn of(s: &str) -> Style {
         // serde_yaml reads "" as null, so it quotes it.
         return Style::SingleQuoted;
     };
+    // A word (most keys of a CRD, and its types and formats): nothing below but the words
+    // YAML reads as another type can quote it. One look at its bytes decides.
+    if first.is_ascii_alphabetic() && s.bytes().all(|c| c.is_ascii_alphanumeric()) {
+        return if reads_as_null_or_bool(s) {
+            Style::SingleQuoted
+        } else {
+            Style::Plain
+        };
+    }
     // libyaml writes a character that is not printable escaped, and breaks the line at
     // every line break of Unicode's; both in double quotes. (Most strings are ASCII: one
     // quick look at their bytes decides.)
@@ -37,15 +46,19 @@ pub fn of(s: &str) -> Style {
     if matches!(first, b'0'..=b'9' | b'.' | b'+' | b'-' | b'~') {
         return Style::Other;
     }
-    if matches!(
-        s,
-        "null" | "Null" | "NULL" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE"
-    ) || !plain_allowed(s)
-    {
+    if reads_as_null_or_bool(s) || !plain_allowed(s) {
         Style::SingleQuoted
     } else {
         Style::Plain
     }
+}
+
+/// The words serde_yaml reads as null or a boolean, so it quotes them.
+fn reads_as_null_or_bool(s: &str) -> bool {
+    matches!(
+        s,
+        "null" | "Null" | "NULL" | "true" | "True" | "TRUE" | "false" | "False" | "FALSE"
+    )
 }
 
 /// Whether every byte is a line feed or printable ASCII. Counted without a branch per
@@ -126,6 +139,10 @@ mod tests {
             ("a #b", Style::SingleQuoted),
             ("a#b", Style::Plain),
             ("true", Style::SingleQuoted),
+            ("FALSE", Style::SingleQuoted),
+            ("Null", Style::SingleQuoted),
+            ("nullable", Style::Plain),
+            ("int64", Style::Plain),
             ("", Style::SingleQuoted),
             ("'a", Style::SingleQuoted),
             ("é", Style::Plain),
