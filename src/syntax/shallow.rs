@@ -1,7 +1,9 @@
 //! A first look at a text's nesting, on its bytes: most files are nowhere near
 //! [`MAX_COST`], and showing that on the text costs a fraction of [`check_nesting`]'s walk
 //! over the tokens (which copies every token of every group: a tenth of `generate crds` on
-//! a kopium-style file). A text the look cannot clear goes to the walk.
+//! a kopium-style file). A text the look cannot clear goes to the walk. For
+//! `generate crds`, the look also drives the doc rewrite ([`super::raw_docs`]): one pass
+//! over the text before the lexer, not two.
 //!
 //! The count never falls below the walk's, so a text it clears, the walk clears too:
 //! - every token is at least one unit (a run of ASCII word bytes, with the string it
@@ -33,7 +35,7 @@ pub(super) fn surely_shallow(text: &str) -> bool {
     cost_bound(text, MAX_COST).is_some()
 }
 
-/// [`super::raw_docs`] of `text`, and whether what it writes surely nests within
+/// The doc rewrite ([`Rewrite`]) of `text`, and whether what it writes surely nests within
 /// [`MAX_COST`]: one pass over the text for both, the count handing each line comment to
 /// the rewrite. The count is of `text`, where each doc comment costs [`DOC_UNITS`] at its
 /// peak and restarts the count after it; the attribute written for it (`#`, `[`, a name,
